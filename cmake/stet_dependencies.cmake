@@ -1,0 +1,30 @@
+# One way to find each dependency; all of them come from Debian packages.
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
+find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS headers)
+find_package(simdjson 3 REQUIRED CONFIG)
+find_package(fmt 9 REQUIRED CONFIG)
+find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+
+# llhttp: prefer a system libllhttp when one is installed, otherwise compile the
+# three C files that Debian's node-llhttp ships into a static library.
+find_library(STET_SYSTEM_LLHTTP NAMES llhttp)
+find_path(STET_SYSTEM_LLHTTP_INCLUDE llhttp.h PATHS /usr/include /usr/local/include NO_DEFAULT_PATH)
+if(STET_SYSTEM_LLHTTP AND STET_SYSTEM_LLHTTP_INCLUDE)
+  add_library(stet_llhttp INTERFACE)
+  target_link_libraries(stet_llhttp INTERFACE ${STET_SYSTEM_LLHTTP})
+  target_include_directories(stet_llhttp INTERFACE ${STET_SYSTEM_LLHTTP_INCLUDE})
+  message(STATUS "stet: using system llhttp ${STET_SYSTEM_LLHTTP}")
+else()
+  set(STET_LLHTTP_SOURCE_DIR /usr/share/llhttp CACHE PATH "llhttp C sources (Debian node-llhttp)")
+  set(STET_LLHTTP_INCLUDE_DIR /usr/share/include/llhttp CACHE PATH "llhttp header (Debian node-llhttp)")
+  if(NOT EXISTS ${STET_LLHTTP_SOURCE_DIR}/llhttp.c OR NOT EXISTS ${STET_LLHTTP_INCLUDE_DIR}/llhttp.h)
+    message(FATAL_ERROR "llhttp not found: install node-llhttp (scripts/install-deps.sh)")
+  endif()
+  add_library(stet_llhttp STATIC
+    ${STET_LLHTTP_SOURCE_DIR}/llhttp.c ${STET_LLHTTP_SOURCE_DIR}/api.c ${STET_LLHTTP_SOURCE_DIR}/http.c)
+  target_include_directories(stet_llhttp PUBLIC $<BUILD_INTERFACE:${STET_LLHTTP_INCLUDE_DIR}>)
+  set_target_properties(stet_llhttp PROPERTIES C_STANDARD 99 POSITION_INDEPENDENT_CODE ON)
+  message(STATUS "stet: building llhttp from ${STET_LLHTTP_SOURCE_DIR}")
+endif()
+add_library(llhttp::llhttp ALIAS stet_llhttp)

@@ -1,0 +1,32 @@
+#pragma once
+// Command line of stet-server (the contract in DESIGN.md).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stet_server {
+
+struct options {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 8080;
+  unsigned threads = 0;
+  std::string static_dir;
+  std::string static_prefix = "/static";
+  std::string secret;
+  bool access_log = true;
+  std::string access_log_file;  // empty: standard output
+};
+
+struct parse_outcome {
+  std::optional<options> parsed;  // nullopt: print `message` and exit with `exit_code`
+  std::string message;
+  int exit_code = 0;
+};
+
+parse_outcome parse_command_line(const std::vector<std::string_view>& args);
+std::string usage();
+
+}  // namespace stet_server

@@ -1,0 +1,54 @@
+#pragma once
+/// @file One error enum for the whole library, with its std::error_category.
+
+#include <stet/status.hpp>
+
+#include <string_view>
+#include <system_error>
+
+namespace stet {
+
+/// Everything stet can report as an error value. Protocol errors carry the HTTP
+/// status they are answered with (see status_for()).
+enum class error {
+  // Request framing and syntax (answered 400 unless noted).
+  bad_request = 1,
+  bad_method,                     ///< 501: method token not understood
+  bad_target,                     ///< malformed request-target or path escape
+  bad_version,                    ///< 505: not HTTP/1.0 or HTTP/1.1
+  bad_header,                     ///< malformed header field
+  missing_host,                   ///< HTTP/1.1 request without Host
+  duplicate_host,                 ///< more than one Host field
+  bad_content_length,             ///< invalid, duplicate or conflicting Content-Length
+  bad_transfer_encoding,          ///< Transfer-Encoding without a final chunked
+  unsupported_transfer_encoding,  ///< 501: a transfer coding other than chunked
+  bad_chunk,                      ///< invalid chunk size or chunk framing
+  // Limits.
+  target_too_long,     ///< 414
+  header_too_large,    ///< 431: header section over max_header_bytes
+  too_many_headers,    ///< 431: more than max_header_count fields
+  body_too_large,      ///< 413
+  expectation_failed,  ///< 417: an Expect other than 100-continue
+  // Timeouts.
+  header_timeout,  ///< 408: the request head did not arrive in time
+  body_timeout,    ///< 408: the body stalled
+  // Response building.
+  invalid_header_name,   ///< not an RFC 9110 token
+  invalid_header_value,  ///< CR, LF, NUL or another control character
+  reserved_header,       ///< a header the writer owns (Content-Length, Date, ...)
+};
+
+/// The HTTP status a request failing with `e` is answered with (400 when no
+/// more specific one applies).
+status http_status(error e) noexcept;
+
+/// The category of stet::error values; name() is "stet".
+const std::error_category& error_category() noexcept;
+
+/// Lets `std::error_code ec = stet::error::bad_chunk;` work.
+inline std::error_code make_error_code(error e) noexcept { return {static_cast<int>(e), error_category()}; }
+
+}  // namespace stet
+
+template <>
+struct std::is_error_code_enum<stet::error> : std::true_type {};

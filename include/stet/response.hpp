@@ -1,0 +1,79 @@
+#pragma once
+/// @file stet::response: status, header fields and body of one answer.
+
+#include <stet/detail/pooled_string.hpp>
+#include <stet/status.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace stet {
+
+/// A response built by a handler and returned by value. Header fields are
+/// validated once, when set, and kept serialised ("Name: value\r\n") so the
+/// writer copies them in one pass. The writer adds the status line, Server,
+/// Date, Content-Length and Connection itself.
+class response {
+ public:
+  /// 200 with no body and no Content-Type.
+  response() noexcept = default;
+  explicit response(stet::status s) noexcept : status_(s) {}
+
+  /// `body` as text/plain; charset=utf-8.
+  static response text(std::string_view body, stet::status s = stet::status::ok);
+  /// `body` as text/html; charset=utf-8.
+  static response html(std::string_view body, stet::status s = stet::status::ok);
+  /// `json`, already serialised, as application/json.
+  static response json_text(std::string_view json, stet::status s = stet::status::ok);
+  /// A redirect (301, 302, 303, 307 or 308) to `location`.
+  static response redirect(stet::status s, std::string_view location);
+
+  stet::status status() const noexcept { return status_; }
+  response& set_status(stet::status s) noexcept {
+    status_ = s;
+    return *this;
+  }
+
+  /// Appends a field (repeats allowed, e.g. Set-Cookie). Refuses, without
+  /// writing anything, names that are not tokens, values with CR, LF, NUL or other
+  /// controls, and the fields the writer owns (Content-Length, Transfer-Encoding,
+  /// Date, Server, Connection).
+  std::error_code add_header(std::string_view name, std::string_view value);
+  /// Replaces every field named `name` (case-insensitive) with one; same checks.
+  std::error_code set_header(std::string_view name, std::string_view value);
+  /// add_header() for chaining with trusted values.
+  /// @throws std::invalid_argument when add_header() would refuse the field.
+  response& with_header(std::string_view name, std::string_view value) &;
+  response&& with_header(std::string_view name, std::string_view value) &&;
+  /// The first value of `name`, searched in the serialised fields (not a hot path).
+  std::optional<std::string_view> header(std::string_view name) const noexcept;
+  /// The serialised fields, each ending in CRLF.
+  std::string_view header_block() const noexcept { return fields_.str(); }
+
+  /// Replaces the body with a copy of `bytes`.
+  response& set_body(std::string_view bytes);
+  /// Replaces the body, taking `bytes`' buffer.
+  response& set_body(std::string&& bytes) noexcept;
+  /// The body buffer, for appending in place (reuses a pooled buffer).
+  std::string& body_buffer() { return body_.writable(); }
+  std::string_view body() const noexcept { return body_.str(); }
+
+  /// Asks for the connection to close after this response.
+  response& close_connection() noexcept {
+    close_ = true;
+    return *this;
+  }
+  bool closes_connection() const noexcept { return close_; }
+
+ private:
+  void append_field(std::string_view name, std::string_view value);
+
+  stet::status status_ = stet::status::ok;
+  bool close_ = false;
+  detail::pooled_string fields_;
+  detail::pooled_string body_;
+};
+
+}  // namespace stet

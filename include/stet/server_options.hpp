@@ -1,0 +1,37 @@
+#pragma once
+/// @file Limits, timeouts and listener settings of a stet::server: a plain aggregate.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace stet {
+
+/// Everything a server can be told before start(). Defaults suit a public-facing
+/// service; tests shorten the timeouts.
+struct server_options {
+  std::string host = "127.0.0.1";    ///< address to bind (IPv4 or IPv6 literal)
+  std::uint16_t port = 8080;         ///< 0 picks an ephemeral port; see server::port()
+  unsigned threads = 0;              ///< worker threads; 0 means std::thread::hardware_concurrency()
+  bool reuse_port = false;           ///< one SO_REUSEPORT acceptor per worker instead of one shared acceptor
+  int backlog = 1024;                ///< listen(2) backlog
+  std::string server_name = "stet";  ///< value of the Server header; empty omits the header
+
+  std::size_t max_connections = 10000;                 ///< beyond this, accepting pauses until one closes
+  std::size_t max_header_bytes = 16 * 1024;            ///< request line + header section; over it: 431
+  std::size_t max_target_bytes = 8 * 1024;             ///< request-target; over it: 414
+  std::size_t max_header_count = 100;                  ///< header fields; over it: 431
+  std::size_t max_body_bytes = 1024 * 1024;            ///< request body; over it: 413
+  std::size_t max_requests_per_connection = 0;         ///< 0 means unlimited
+  std::size_t max_pipeline_output_bytes = 256 * 1024;  ///< pending output before parsing pauses
+
+  std::chrono::milliseconds header_timeout{10'000};  ///< accept or first byte -> complete head; 408
+  std::chrono::milliseconds idle_timeout{5'000};     ///< keep-alive wait for the next request; silent close
+  std::chrono::milliseconds body_timeout{30'000};    ///< longest pause between body reads; 408
+  std::chrono::milliseconds write_timeout{30'000};   ///< longest a response write may take; close
+  std::chrono::milliseconds linger_timeout{2'000};   ///< draining unread input before closing after an error
+  std::chrono::milliseconds drain_timeout{10'000};   ///< graceful stop: in-flight requests get this long
+};
+
+}  // namespace stet

@@ -1,0 +1,13 @@
+#pragma once
+/// @file Umbrella header: every public stet header, nothing from detail/.
+
+#include <stet/config.hpp>
+#include <stet/error.hpp>
+#include <stet/method.hpp>
+#include <stet/request.hpp>
+#include <stet/response.hpp>
+#include <stet/router.hpp>
+#include <stet/server.hpp>
+#include <stet/server_options.hpp>
+#include <stet/status.hpp>
+#include <stet/versions.hpp>

@@ -1,0 +1,63 @@
+#include <stet/error.hpp>
+
+#include <string>
+
+namespace stet {
+namespace {
+
+class stet_category final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "stet"; }
+
+  std::string message(int value) const override {
+    switch (static_cast<error>(value)) {
+      case error::bad_request: return "malformed request";
+      case error::bad_method: return "method not understood";
+      case error::bad_target: return "malformed request-target";
+      case error::bad_version: return "HTTP version not supported";
+      case error::bad_header: return "malformed header field";
+      case error::missing_host: return "HTTP/1.1 request without Host";
+      case error::duplicate_host: return "more than one Host header";
+      case error::bad_content_length: return "invalid or conflicting Content-Length";
+      case error::bad_transfer_encoding: return "Transfer-Encoding must end in chunked";
+      case error::unsupported_transfer_encoding: return "transfer coding not implemented";
+      case error::bad_chunk: return "malformed chunked body";
+      case error::target_too_long: return "request-target too long";
+      case error::header_too_large: return "request header section too large";
+      case error::too_many_headers: return "too many header fields";
+      case error::body_too_large: return "request body too large";
+      case error::expectation_failed: return "expectation not supported";
+      case error::header_timeout: return "request head not received in time";
+      case error::body_timeout: return "request body stalled";
+      case error::invalid_header_name: return "header name is not a token";
+      case error::invalid_header_value: return "header value contains a control character";
+      case error::reserved_header: return "header is written by stet itself";
+    }
+    return "unknown stet error";
+  }
+};
+
+}  // namespace
+
+status http_status(error e) noexcept {
+  switch (e) {
+    case error::bad_method:
+    case error::unsupported_transfer_encoding: return status::not_implemented;
+    case error::bad_version: return status::http_version_not_supported;
+    case error::target_too_long: return status::uri_too_long;
+    case error::header_too_large:
+    case error::too_many_headers: return status::request_header_fields_too_large;
+    case error::body_too_large: return status::payload_too_large;
+    case error::expectation_failed: return status::expectation_failed;
+    case error::header_timeout:
+    case error::body_timeout: return status::request_timeout;
+    default: return status::bad_request;
+  }
+}
+
+const std::error_category& error_category() noexcept {
+  static const stet_category category;
+  return category;
+}
+
+}  // namespace stet

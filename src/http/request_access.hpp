@@ -1,0 +1,31 @@
+#pragma once
+// The one door through which the connection (and in-process dispatch) fills a
+// stet::request; handlers only ever see the const accessors.
+
+#include <stet/request.hpp>
+
+namespace stet::detail {
+
+struct request_access {
+  static void set_method(request& r, stet::method m, std::string_view name) noexcept {
+    r.method_ = m;
+    r.method_name_ = name;
+  }
+  static void set_target(request& r, std::string_view target, std::string_view raw_path, std::string_view path,
+                         std::string_view query) noexcept {
+    r.target_ = target;
+    r.raw_path_ = raw_path;
+    r.path_ = path;
+    r.query_ = query;
+  }
+  static void set_host(request& r, std::string_view host) noexcept { r.host_ = host; }
+  static void set_version(request& r, unsigned version, bool keep_alive) noexcept {
+    r.version_ = version;
+    r.keep_alive_ = keep_alive;
+  }
+  static void set_fields(request& r, std::span<const header_field> fields) noexcept { r.fields_ = fields; }
+  static void set_body(request& r, std::string_view body) noexcept { r.body_ = body; }
+  static void set_arena(request& r, std::pmr::memory_resource& arena) noexcept { r.arena_ = &arena; }
+};
+
+}  // namespace stet::detail

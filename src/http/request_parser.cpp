@@ -1,0 +1,303 @@
+#include "http/request_parser.hpp"
+
+#include "http/token.hpp"
+
+#include <cstring>
+
+namespace stet::detail {
+namespace {
+
+request_parser& self(llhttp_t* p) noexcept { return *static_cast<request_parser*>(p->data); }
+
+stet::method from_llhttp(std::uint8_t m) noexcept {
+  switch (m) {
+    case HTTP_GET: return stet::method::get;
+    case HTTP_HEAD: return stet::method::head;
+    case HTTP_POST: return stet::method::post;
+    case HTTP_PUT: return stet::method::put;
+    case HTTP_DELETE: return stet::method::delete_;
+    case HTTP_PATCH: return stet::method::patch;
+    case HTTP_OPTIONS: return stet::method::options;
+    case HTTP_TRACE: return stet::method::trace;
+    case HTTP_CONNECT: return stet::method::connect;
+    default: return stet::method::other;
+  }
+}
+
+// Host = uri-host [ ":" port ]: reg-name, IPv4 or an IP-literal in brackets.
+bool valid_host(std::string_view host) noexcept {
+  for (char c : host) {
+    const bool ok = is_tchar(c) || c == ':' || c == '[' || c == ']';
+    if (!ok || c == '/' || c == '@') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+request_parser::request_parser(const parser_limits& limits) : limits_(limits) {
+  fields_.resize(limits.max_header_count + 1);
+  llhttp_init(&parser_, HTTP_REQUEST, &settings());
+  parser_.data = this;
+}
+
+const llhttp_settings_t& request_parser::settings() noexcept {
+  static const llhttp_settings_t instance = [] {
+    llhttp_settings_t s;
+    llhttp_settings_init(&s);
+    s.on_message_begin = &on_message_begin;
+    s.on_url = &on_url;
+    s.on_url_complete = &on_url_complete;
+    s.on_header_field = &on_header_field;
+    s.on_header_field_complete = &on_header_field_complete;
+    s.on_header_value = &on_header_value;
+    s.on_header_value_complete = &on_header_value_complete;
+    s.on_headers_complete = &on_headers_complete;
+    s.on_body = &on_body;
+    s.on_message_complete = &on_message_complete;
+    return s;
+  }();
+  return instance;
+}
+
+request_parser::result request_parser::execute(const char* buffer, std::size_t begin, std::size_t end,
+                                               std::string& body) noexcept {
+  buffer_ = buffer;
+  body_ = &body;
+  if (!in_message_) message_start_ = begin;
+
+  const char* data = buffer + begin;
+  const llhttp_errno_t code = llhttp_execute(&parser_, data, end - begin);
+  if (code == HPE_OK) {
+    // Everything consumed and the head still open: the partial head must fit too.
+    if (in_message_ && !head_done_ && end - message_start_ > limits_.max_header_bytes) {
+      const bool target_too_long = !target_done_ && end - message_start_ > limits_.max_target_bytes;
+      fail(target_too_long ? error::target_too_long : error::header_too_large);
+      return {event::failed, end - begin};
+    }
+    return {event::need_more, end - begin};
+  }
+
+  const std::size_t consumed = static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - data);
+  if (code == HPE_PAUSED) {
+    llhttp_resume(&parser_);
+    if (in_message_) {
+      head_end_ = begin + consumed;
+      return {event::head_complete, consumed};
+    }
+    return {event::message_complete, consumed};
+  }
+  if (code == HPE_PAUSED_UPGRADE) {
+    // Upgrade is not supported: the request was answered as a plain one and the
+    // connection closes after it (the peer may already be sending another protocol).
+    llhttp_resume_after_upgrade(&parser_);
+    keep_alive_ = false;
+    return {event::message_complete, consumed};
+  }
+  // A callback of ours that refused the input has already said why.
+  if (!refused_) failure_ = classify(code);
+  return {event::failed, consumed};
+}
+
+bool request_parser::finish() noexcept { return llhttp_finish(&parser_) == HPE_OK; }
+
+void request_parser::rebase(std::size_t delta) noexcept {
+  message_start_ -= delta;
+  if (head_done_) head_end_ -= delta;
+}
+
+std::string_view request_parser::method_name() const noexcept {
+  return llhttp_method_name(static_cast<llhttp_method_t>(parser_.method));
+}
+
+stet::error request_parser::classify(llhttp_errno_t code) const noexcept {
+  switch (code) {
+    case HPE_INVALID_METHOD: return error::bad_method;
+    case HPE_INVALID_VERSION: return error::bad_version;
+    case HPE_INVALID_URL: return error::bad_target;
+    case HPE_INVALID_CONTENT_LENGTH:
+    case HPE_UNEXPECTED_CONTENT_LENGTH: return error::bad_content_length;
+    case HPE_INVALID_TRANSFER_ENCODING: return error::bad_transfer_encoding;
+    case HPE_INVALID_CHUNK_SIZE: return error::bad_chunk;
+    case HPE_INVALID_HEADER_TOKEN: return error::bad_header;
+    default: return head_done_ && code != HPE_INVALID_EOF_STATE ? error::bad_chunk : error::bad_request;
+  }
+}
+
+int request_parser::fail(stet::error e) noexcept {
+  failure_ = e;
+  refused_ = true;
+  return HPE_USER;
+}
+
+std::string_view request_parser::view(span s) const noexcept { return {buffer_ + message_start_ + s.offset, s.length}; }
+
+span request_parser::extend(span s, const char* at, std::size_t length) const noexcept {
+  if (s.length == 0) s.offset = static_cast<std::uint32_t>(at - (buffer_ + message_start_));
+  s.length += static_cast<std::uint32_t>(length);
+  return s;
+}
+
+// The head may not outgrow max_header_bytes, checked as the bytes arrive.
+bool request_parser::head_bytes_ok(const char* at, std::size_t length) noexcept {
+  if (head_done_) {
+    trailer_bytes_ += length;
+    return trailer_bytes_ <= limits_.max_header_bytes || fail(error::header_too_large) == 0;
+  }
+  const auto used = static_cast<std::size_t>(at + length - (buffer_ + message_start_));
+  return used <= limits_.max_header_bytes || fail(error::header_too_large) == 0;
+}
+
+int request_parser::on_message_begin(llhttp_t* p) noexcept {
+  request_parser& s = self(p);
+  s.in_message_ = true;
+  s.head_done_ = false;
+  s.target_done_ = false;
+  s.field_open_ = false;
+  s.value_open_ = false;
+  s.expect_continue_ = false;
+  s.upgrade_ = false;
+  s.target_ = {};
+  s.field_count_ = 0;
+  s.trailer_bytes_ = 0;
+  s.content_length_ = 0;
+  s.failure_ = error::bad_request;
+  s.refused_ = false;
+  s.body_->clear();
+  return 0;
+}
+
+int request_parser::on_url(llhttp_t* p, const char* at, std::size_t length) noexcept {
+  request_parser& s = self(p);
+  s.target_ = s.extend(s.target_, at, length);
+  if (s.target_.length > s.limits_.max_target_bytes) return s.fail(error::target_too_long);
+  if (!s.head_bytes_ok(at, length)) return HPE_USER;
+  return 0;
+}
+
+int request_parser::on_url_complete(llhttp_t* p) noexcept {
+  self(p).target_done_ = true;
+  return 0;
+}
+
+int request_parser::on_header_field(llhttp_t* p, const char* at, std::size_t length) noexcept {
+  request_parser& s = self(p);
+  if (!s.head_bytes_ok(at, length)) return HPE_USER;
+  if (s.head_done_) return 0;  // trailer fields are counted, not kept
+  if (!s.field_open_) {
+    if (s.field_count_ == s.limits_.max_header_count) return s.fail(error::too_many_headers);
+    s.fields_[s.field_count_++] = field_span{};
+    s.field_open_ = true;
+  }
+  field_span& f = s.fields_[s.field_count_ - 1];
+  f.name = s.extend(f.name, at, length);
+  return 0;
+}
+
+int request_parser::on_header_field_complete(llhttp_t* p) noexcept {
+  self(p).field_open_ = false;
+  return 0;
+}
+
+int request_parser::on_header_value(llhttp_t* p, const char* at, std::size_t length) noexcept {
+  request_parser& s = self(p);
+  if (!s.head_bytes_ok(at, length)) return HPE_USER;
+  if (s.head_done_) return 0;
+  field_span& f = s.fields_[s.field_count_ - 1];
+  f.value = s.extend(f.value, at, length);
+  s.value_open_ = true;
+  return 0;
+}
+
+int request_parser::on_header_value_complete(llhttp_t* p) noexcept {
+  self(p).value_open_ = false;
+  return 0;
+}
+
+int request_parser::on_headers_complete(llhttp_t* p) noexcept {
+  request_parser& s = self(p);
+  s.head_done_ = true;
+  s.method_ = from_llhttp(p->method);
+  s.version_ = p->http_major * 10u + p->http_minor;
+  s.keep_alive_ = llhttp_should_keep_alive(p) != 0;
+  s.upgrade_ = p->upgrade != 0;
+  s.content_length_ = (p->flags & F_CONTENT_LENGTH) ? p->content_length : 0;
+  if (s.version_ != 10 && s.version_ != 11) return s.fail(error::bad_version);
+  if (const int rc = s.check_head(); rc != 0) return rc;
+  if (const int rc = s.check_framing(); rc != 0) return rc;
+  if (s.content_length_ > s.limits_.max_body_bytes) return s.fail(error::body_too_large);
+  if (s.method_ == stet::method::connect) return 0;  // answered 405 by the connection, then closed
+  const bool has_body = (p->flags & F_CHUNKED) != 0 || s.content_length_ > 0;
+  // Pause only when the caller must act before the body: to know where the head
+  // ends (so body bytes can be dropped from the buffer) or to send 100 Continue.
+  return (has_body || s.expect_continue_) ? HPE_PAUSED : 0;
+}
+
+// Host and Expect: the fields whose rules RFC 9110/9112 put on the server.
+int request_parser::check_head() noexcept {
+  std::size_t hosts = 0;
+  for (std::size_t i = 0; i < field_count_; ++i) {
+    const std::string_view name = view(fields_[i].name);
+    const std::string_view value = trim_ows(view(fields_[i].value));
+    if (iequals(name, "host")) {
+      ++hosts;
+      if (!valid_host(value)) return fail(error::bad_request);
+    } else if (iequals(name, "expect") && version_ == 11) {
+      // RFC 9110 10.1.1: an HTTP/1.0 request's 100-continue is ignored.
+      if (!iequals(value, "100-continue")) return fail(error::expectation_failed);
+      expect_continue_ = true;
+    }
+  }
+  if (hosts > 1) return fail(error::duplicate_host);
+  if (hosts == 0 && version_ == 11) return fail(error::missing_host);
+  return 0;
+}
+
+// RFC 9112 6.1 and 6.3: the body length must be unambiguous, or the request is
+// refused (request smuggling hides in the ambiguity).
+int request_parser::check_framing() noexcept {
+  bool has_te = false;
+  bool has_cl = false;
+  std::string_view last_coding;
+  std::size_t chunked_count = 0;
+  bool unknown_coding = false;
+  for (std::size_t i = 0; i < field_count_; ++i) {
+    const std::string_view name = view(fields_[i].name);
+    if (iequals(name, "content-length")) has_cl = true;
+    if (!iequals(name, "transfer-encoding")) continue;
+    has_te = true;
+    std::string_view list = view(fields_[i].value);
+    while (!list.empty()) {
+      const std::size_t comma = list.find(',');
+      const std::string_view coding = trim_ows(list.substr(0, comma));
+      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+      if (coding.empty()) continue;
+      last_coding = coding;
+      if (iequals(coding, "chunked")) {
+        ++chunked_count;
+      } else {
+        unknown_coding = true;
+      }
+    }
+  }
+  if (!has_te) return 0;
+  if (has_cl) return fail(error::bad_content_length);
+  if (version_ == 10) return fail(error::bad_transfer_encoding);
+  if (!iequals(last_coding, "chunked") || chunked_count != 1) return fail(error::bad_transfer_encoding);
+  if (unknown_coding) return fail(error::unsupported_transfer_encoding);
+  return 0;
+}
+
+int request_parser::on_body(llhttp_t* p, const char* at, std::size_t length) noexcept {
+  request_parser& s = self(p);
+  if (s.body_->size() + length > s.limits_.max_body_bytes) return s.fail(error::body_too_large);
+  s.body_->append(at, length);
+  return 0;
+}
+
+int request_parser::on_message_complete(llhttp_t* p) noexcept {
+  self(p).in_message_ = false;
+  return HPE_PAUSED;
+}
+
+}  // namespace stet::detail

@@ -1,0 +1,140 @@
+#pragma once
+// llhttp wrapper: noexcept callbacks, every limit enforced while parsing, a
+// pause at each message end (pipelined bytes stay in the caller's buffer), and
+// the head recorded as offsets, never copied.
+
+#include <stet/error.hpp>
+#include <stet/method.hpp>
+#include <stet/server_options.hpp>
+
+#include <llhttp.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stet::detail {
+
+/// A byte range relative to the start of the current message.
+struct span {
+  std::uint32_t offset = 0;
+  std::uint32_t length = 0;
+};
+
+struct field_span {
+  span name;
+  span value;
+};
+
+/// The limits the parser enforces, copied out of server_options once.
+struct parser_limits {
+  std::size_t max_header_bytes;
+  std::size_t max_target_bytes;
+  std::size_t max_header_count;
+  std::size_t max_body_bytes;
+
+  static parser_limits from(const server_options& o) noexcept {
+    return {o.max_header_bytes, o.max_target_bytes, o.max_header_count, o.max_body_bytes};
+  }
+};
+
+class request_parser {
+ public:
+  enum class event {
+    need_more,         ///< every byte consumed; the message is not complete
+    head_complete,     ///< the head is parsed and a body follows (or 100-continue is asked)
+    message_complete,  ///< a whole request is parsed; bytes after it are untouched
+    failed,            ///< see failure()
+  };
+  struct result {
+    event what;
+    std::size_t consumed;  ///< bytes of the input used
+  };
+
+  explicit request_parser(const parser_limits& limits);
+  request_parser(const request_parser&) = delete;
+  request_parser& operator=(const request_parser&) = delete;
+
+  /// Parses buffer[begin, end). Body bytes are appended to `body`. Offsets are
+  /// relative to `buffer`, which must keep the current message's head in place
+  /// (or be moved with rebase()).
+  result execute(const char* buffer, std::size_t begin, std::size_t end, std::string& body) noexcept;
+
+  /// Tells the parser the peer closed its side; true if that ends a message cleanly.
+  bool finish() noexcept;
+
+  /// The buffer moved `delta` bytes towards its start (compaction).
+  void rebase(std::size_t delta) noexcept;
+
+  /// Whether some bytes of a message have been parsed and the message is not complete.
+  bool in_message() const noexcept { return in_message_; }
+  /// Whether the current message's head is complete (the body is being read).
+  bool head_done() const noexcept { return head_done_; }
+  /// Where the current message starts in the buffer.
+  std::size_t message_start() const noexcept { return message_start_; }
+  /// Where the current message's head ends (valid once head_done()).
+  std::size_t head_end() const noexcept { return head_end_; }
+
+  // The parsed head (valid from head_complete / message_complete until the next message).
+  stet::method method() const noexcept { return method_; }
+  std::string_view method_name() const noexcept;
+  span target() const noexcept { return target_; }
+  std::span<const field_span> fields() const noexcept { return {fields_.data(), field_count_}; }
+  unsigned version() const noexcept { return version_; }
+  bool keep_alive() const noexcept { return keep_alive_; }
+  bool expects_continue() const noexcept { return expect_continue_; }
+  bool is_upgrade() const noexcept { return upgrade_; }
+  std::uint64_t content_length() const noexcept { return content_length_; }
+
+  stet::error failure() const noexcept { return failure_; }
+
+ private:
+  static int on_message_begin(llhttp_t*) noexcept;
+  static int on_url(llhttp_t*, const char*, std::size_t) noexcept;
+  static int on_url_complete(llhttp_t*) noexcept;
+  static int on_header_field(llhttp_t*, const char*, std::size_t) noexcept;
+  static int on_header_field_complete(llhttp_t*) noexcept;
+  static int on_header_value(llhttp_t*, const char*, std::size_t) noexcept;
+  static int on_header_value_complete(llhttp_t*) noexcept;
+  static int on_headers_complete(llhttp_t*) noexcept;
+  static int on_body(llhttp_t*, const char*, std::size_t) noexcept;
+  static int on_message_complete(llhttp_t*) noexcept;
+  static const llhttp_settings_t& settings() noexcept;
+
+  int fail(stet::error e) noexcept;
+  bool head_bytes_ok(const char* at, std::size_t length) noexcept;
+  span extend(span s, const char* at, std::size_t length) const noexcept;
+  int check_head() noexcept;
+  int check_framing() noexcept;
+  stet::error classify(llhttp_errno_t code) const noexcept;
+  std::string_view view(span s) const noexcept;
+
+  llhttp_t parser_{};
+  parser_limits limits_;
+  const char* buffer_ = nullptr;
+  std::string* body_ = nullptr;
+  std::size_t message_start_ = 0;
+  std::size_t head_end_ = 0;
+  std::size_t trailer_bytes_ = 0;
+
+  bool in_message_ = false;
+  bool refused_ = false;  // a callback of ours stopped the parse; failure_ says why
+  bool head_done_ = false;
+  bool target_done_ = false;
+  bool field_open_ = false;
+  bool value_open_ = false;
+  bool keep_alive_ = true;
+  bool expect_continue_ = false;
+  bool upgrade_ = false;
+  stet::method method_ = stet::method::get;
+  unsigned version_ = 11;
+  std::uint64_t content_length_ = 0;
+  span target_;
+  std::vector<field_span> fields_;  // capacity max_header_count, reserved once
+  std::size_t field_count_ = 0;
+  stet::error failure_ = stet::error::bad_request;
+};
+
+}  // namespace stet::detail

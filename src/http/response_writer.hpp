@@ -1,0 +1,44 @@
+#pragma once
+// Serialises responses: status line and the preset Server/Date block from
+// tables built once, then the handler's fields as they are (validated when set).
+
+#include <stet/response.hpp>
+
+#include "http/date_cache.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace stet::detail {
+
+/// How one response is framed on the wire.
+struct framing {
+  bool head_request = false;       ///< HEAD: headers as for GET, no body
+  bool close = false;              ///< send Connection: close
+  bool keep_alive_http10 = false;  ///< an HTTP/1.0 keep-alive: say so explicitly
+};
+
+class response_writer {
+ public:
+  explicit response_writer(std::string_view server_name);
+
+  /// Appends the status line and header section of `r` to `out`.
+  void append_head(std::string& out, const response& r, const framing& how);
+  /// Appends head and, unless HEAD or a bodiless status, the body.
+  void append(std::string& out, const response& r, const framing& how);
+  /// Whether the response's body goes on the wire at all.
+  static bool sends_body(const response& r, const framing& how) noexcept {
+    return !how.head_request && !status_forbids_body(r.status());
+  }
+
+  /// "HTTP/1.1 100 Continue\r\n\r\n".
+  static std::string_view continue_line() noexcept { return "HTTP/1.1 100 Continue\r\n\r\n"; }
+
+  date_cache& dates() noexcept { return dates_; }
+
+ private:
+  std::string server_line_;  // "Server: <name>\r\n", or empty
+  date_cache dates_;
+};
+
+}  // namespace stet::detail

@@ -1,0 +1,56 @@
+#pragma once
+// Character classes of RFC 9110 section 5.6 and ASCII case folding: the few
+// predicates both the request parser and the response builder need.
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace stet::detail {
+
+inline constexpr std::array<bool, 256> tchar_table = [] {
+  std::array<bool, 256> table{};
+  for (int c = '0'; c <= '9'; ++c) table[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}();
+
+constexpr bool is_tchar(char c) noexcept { return tchar_table[static_cast<unsigned char>(c)]; }
+
+/// A non-empty RFC 9110 token (header names, methods, cookie names).
+constexpr bool is_token(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!is_tchar(c)) return false;
+  }
+  return true;
+}
+
+/// field-value: visible ASCII, SP, HTAB and obs-text; never CR, LF, NUL or DEL.
+constexpr bool is_field_value(std::string_view s) noexcept {
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) return false;
+  }
+  return true;
+}
+
+constexpr char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+constexpr bool iequals(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
+
+constexpr std::string_view trim_ows(std::string_view s) noexcept {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace stet::detail

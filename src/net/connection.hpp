@@ -1,0 +1,91 @@
+#pragma once
+// One client socket: read, parse, dispatch, queue the response, write. Owns the
+// read buffer, the llhttp parser, the per-request arena and the output buffer;
+// all are reused from request to request, so a keep-alive request allocates
+// nothing once the connection is warm.
+
+#include <stet/request.hpp>
+#include <stet/response.hpp>
+
+#include "http/request_parser.hpp"
+#include "net/asio.hpp"
+#include "net/deadline_list.hpp"
+
+#include <memory>
+#include <memory_resource>
+#include <string>
+#include <vector>
+
+namespace stet::detail {
+
+class worker;
+
+class connection : public std::enable_shared_from_this<connection> {
+ public:
+  connection(worker& owner, tcp::socket socket);
+  connection(const connection&) = delete;
+  connection& operator=(const connection&) = delete;
+  ~connection();
+
+  void start();
+  /// Graceful stop: close now if idle, otherwise after the current response.
+  void drain();
+  void close() noexcept;
+  void on_timeout(timeout_kind kind);
+
+ private:
+  enum class phase : std::uint8_t { reading, writing, lingering, closed };
+
+  void read_more();
+  void on_read(const boost::system::error_code& ec, std::size_t n);
+  void process();
+  void wait_for_input();
+  bool on_head_complete();
+  void on_message_complete();
+  bool prepare_request();
+  void queue_response(response&& r, bool head_request, bool close);
+  void fail(stet::error e);
+  void flush();
+  void on_written(const boost::system::error_code& ec);
+  void linger();
+  void discard_input();
+  void make_room();
+  std::size_t pending_output() const noexcept;
+
+  worker& owner_;
+  tcp::socket socket_;
+  phase phase_ = phase::reading;
+  deadline_hook deadline_;
+
+  // Read buffer: [begin_, end_) not yet parsed. The current message's head stays
+  // in place from parser_.message_start() while the message is open.
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+  request_parser parser_;
+  std::string body_;
+
+  std::unique_ptr<std::byte[]> arena_storage_;
+  std::pmr::monotonic_buffer_resource arena_;
+  std::vector<header_field> fields_;
+  request request_;
+  bool request_ready_ = false;
+
+  // Output: heads and small bodies are copied into out_; large bodies stay in
+  // their response and are gathered into the same write.
+  struct attached_body {
+    std::size_t offset;  // where in out_ the body goes
+    response owner;
+  };
+  std::string out_;
+  std::vector<attached_body> attached_;
+  std::size_t attached_bytes_ = 0;
+  std::vector<asio::const_buffer> gather_;
+
+  std::size_t served_ = 0;
+  bool close_after_write_ = false;
+  bool draining_ = false;
+};
+
+}  // namespace stet::detail

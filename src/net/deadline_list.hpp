@@ -1,0 +1,67 @@
+#pragma once
+// Timeouts without a timer per connection. Each kind of timeout has one
+// intrusive FIFO list per worker; since every entry of a list has the same
+// duration, appending keeps the list sorted by deadline. Re-arming is an O(1)
+// unlink + append, and the worker's single timer only looks at list heads.
+
+#include <chrono>
+#include <cstdint>
+
+namespace stet::detail {
+
+using steady = std::chrono::steady_clock;
+
+enum class timeout_kind : std::uint8_t { header, body, idle, write, linger };
+inline constexpr std::size_t timeout_kind_count = 5;
+
+class deadline_list;
+
+/// Embedded in whatever can time out; `owner` says which list holds it, if any.
+struct deadline_hook {
+  deadline_hook* prev = nullptr;
+  deadline_hook* next = nullptr;
+  deadline_list* owner = nullptr;
+  steady::time_point deadline{};
+  void* target = nullptr;  // the object to notify
+};
+
+class deadline_list {
+ public:
+  deadline_list(timeout_kind kind, steady::duration timeout) noexcept : kind_(kind), timeout_(timeout) {
+    head_.prev = head_.next = &head_;
+  }
+  deadline_list(const deadline_list&) = delete;
+  deadline_list& operator=(const deadline_list&) = delete;
+
+  timeout_kind kind() const noexcept { return kind_; }
+
+  /// Moves `h` (from whichever list holds it) to the tail, due at now + timeout.
+  steady::time_point push(deadline_hook& h, steady::time_point now) noexcept {
+    unlink(h);
+    h.deadline = now + timeout_;
+    h.owner = this;
+    h.prev = head_.prev;
+    h.next = &head_;
+    head_.prev->next = &h;
+    head_.prev = &h;
+    return h.deadline;
+  }
+
+  static void unlink(deadline_hook& h) noexcept {
+    if (h.owner == nullptr) return;
+    h.prev->next = h.next;
+    h.next->prev = h.prev;
+    h.prev = h.next = nullptr;
+    h.owner = nullptr;
+  }
+
+  /// The entry due first, or null.
+  deadline_hook* front() noexcept { return head_.next == &head_ ? nullptr : head_.next; }
+
+ private:
+  timeout_kind kind_;
+  steady::duration timeout_;
+  deadline_hook head_;
+};
+
+}  // namespace stet::detail

@@ -1,0 +1,113 @@
+#include "net/worker.hpp"
+
+#include "net/connection.hpp"
+#include "net/server_core.hpp"
+
+#include <vector>
+
+namespace stet::detail {
+
+worker::worker(server_core& core, const router& routes, const server_options& options)
+    : core_(core),
+      routes_(routes),
+      options_(options),
+      keep_running_(asio::make_work_guard(io_)),
+      writer_(options.server_name),
+      lists_{{{timeout_kind::header, options.header_timeout},
+              {timeout_kind::body, options.body_timeout},
+              {timeout_kind::idle, options.idle_timeout},
+              {timeout_kind::write, options.write_timeout},
+              {timeout_kind::linger, options.linger_timeout}}},
+      tick_(io_),
+      drain_deadline_(io_) {}
+
+worker::~worker() { join(); }
+
+void worker::start_thread() {
+  thread_ = std::thread([this] { io_.run(); });
+}
+
+void worker::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void worker::adopt(tcp::socket socket) {
+  if (draining_) {
+    boost::system::error_code ignored;
+    socket.close(ignored);
+    core_.connection_closed();
+    return;
+  }
+  boost::system::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  auto c = std::make_shared<connection>(*this, std::move(socket));
+  connections_.insert(c.get());
+  c->start();
+}
+
+void worker::arm(deadline_hook& hook, timeout_kind kind, steady::time_point now) {
+  const steady::time_point due = lists_[static_cast<std::size_t>(kind)].push(hook, now);
+  if (due < tick_due_) schedule_tick(due);
+}
+
+void worker::schedule_tick(steady::time_point due) {
+  tick_due_ = due;
+  tick_.expires_at(due);
+  tick_.async_wait([this](boost::system::error_code ec) {
+    if (ec != asio::error::operation_aborted) on_tick();
+  });
+}
+
+// Only list heads are examined: every list is sorted by deadline. Entries that
+// were re-armed since the timer was set have simply moved further back.
+void worker::on_tick() {
+  tick_due_ = steady::time_point::max();
+  const steady::time_point now = steady::now();
+  steady::time_point next = steady::time_point::max();
+  for (deadline_list& list : lists_) {
+    while (deadline_hook* h = list.front()) {
+      if (h->deadline > now) {
+        next = std::min(next, h->deadline);
+        break;
+      }
+      deadline_list::unlink(*h);
+      static_cast<connection*>(h->target)->on_timeout(list.kind());
+    }
+  }
+  // on_timeout() may have armed new deadlines (and a tick) itself.
+  for (deadline_list& list : lists_) {
+    if (deadline_hook* h = list.front()) next = std::min(next, h->deadline);
+  }
+  if (next != steady::time_point::max() && next < tick_due_) schedule_tick(next);
+}
+
+void worker::drain() {
+  if (draining_) return;
+  draining_ = true;
+  keep_running_.reset();
+  const std::vector<connection*> open(connections_.begin(), connections_.end());
+  for (connection* c : open) c->drain();
+  drain_deadline_.expires_after(options_.drain_timeout);
+  drain_deadline_.async_wait([this](boost::system::error_code ec) {
+    if (ec == asio::error::operation_aborted) return;
+    const std::vector<connection*> left(connections_.begin(), connections_.end());
+    for (connection* c : left) c->close();
+  });
+  finish_drain_if_idle();
+}
+
+void worker::closed(connection& c) noexcept {
+  connections_.erase(&c);
+  core_.connection_closed();
+  finish_drain_if_idle();
+}
+
+void worker::finish_drain_if_idle() {
+  if (!draining_ || !connections_.empty()) return;
+  // Nothing left to serve: let io_context::run() return.
+  tick_.cancel();
+  tick_due_ = steady::time_point::max();
+  drain_deadline_.cancel();
+}
+
+}  // namespace stet::detail

@@ -1,0 +1,71 @@
+#pragma once
+// One worker = one thread running one io_context. It owns its connections'
+// timeout lists, the Date/Server writer, and nothing another thread touches.
+
+#include <stet/router.hpp>
+#include <stet/server_options.hpp>
+
+#include "http/response_writer.hpp"
+#include "net/asio.hpp"
+#include "net/deadline_list.hpp"
+
+#include <array>
+#include <optional>
+#include <thread>
+#include <unordered_set>
+
+namespace stet::detail {
+
+class connection;
+class server_core;
+
+class worker {
+ public:
+  worker(server_core& core, const router& routes, const server_options& options);
+  worker(const worker&) = delete;
+  worker& operator=(const worker&) = delete;
+  ~worker();
+
+  asio::io_context& io() noexcept { return io_; }
+  const router& routes() const noexcept { return routes_; }
+  const server_options& options() const noexcept { return options_; }
+  response_writer& writer() noexcept { return writer_; }
+  bool draining() const noexcept { return draining_; }
+
+  void start_thread();
+  void join();
+
+  /// Runs on this worker's thread: wraps an accepted socket in a connection.
+  void adopt(tcp::socket socket);
+  /// Runs on this worker's thread: graceful stop of every connection.
+  void drain();
+
+  /// Puts `hook` on the `kind` list, due `kind`'s timeout after `now`.
+  void arm(deadline_hook& hook, timeout_kind kind, steady::time_point now);
+  static void disarm(deadline_hook& hook) noexcept { deadline_list::unlink(hook); }
+  /// A connection closed: forget it.
+  void closed(connection& c) noexcept;
+
+ private:
+  void schedule_tick(steady::time_point due);
+  void on_tick();
+  void finish_drain_if_idle();
+
+  server_core& core_;
+  const router& routes_;
+  const server_options& options_;
+  asio::io_context io_{1};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running_;
+  std::thread thread_;
+  response_writer writer_;
+
+  std::array<deadline_list, timeout_kind_count> lists_;
+  asio::steady_timer tick_;
+  steady::time_point tick_due_ = steady::time_point::max();
+  asio::steady_timer drain_deadline_;
+  bool draining_ = false;
+
+  std::unordered_set<connection*> connections_;
+};
+
+}  // namespace stet::detail
