@@ -95,7 +95,7 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
     return {event::message_complete, consumed};
   }
   // A callback of ours that refused the input has already said why.
-  if (!refused_) failure_ = classify(code);
+  if (!refused_) failure_ = classify(code, buffer + message_start_, end - message_start_);
   return {event::failed, consumed};
 }
 
@@ -110,9 +110,15 @@ std::string_view request_parser::method_name() const noexcept {
   return llhttp_method_name(static_cast<llhttp_method_t>(parser_.method));
 }
 
-stet::error request_parser::classify(llhttp_errno_t code) const noexcept {
+stet::error request_parser::classify(llhttp_errno_t code, const char* message, std::size_t length) const noexcept {
   switch (code) {
-    case HPE_INVALID_METHOD: return error::bad_method;
+    case HPE_INVALID_METHOD: {
+      // An unknown method is 501 (RFC 9110 9.1); bytes that are no method at all are 400.
+      const std::string_view line(message, length);
+      const std::size_t space = line.find(' ');
+      const bool method_like = space != std::string_view::npos && is_token(line.substr(0, space));
+      return method_like ? error::bad_method : error::bad_request;
+    }
     case HPE_INVALID_VERSION: return error::bad_version;
     case HPE_INVALID_URL: return error::bad_target;
     case HPE_INVALID_CONTENT_LENGTH:
@@ -195,15 +201,27 @@ int request_parser::on_header_field(llhttp_t* p, const char* at, std::size_t len
 }
 
 int request_parser::on_header_field_complete(llhttp_t* p) noexcept {
-  self(p).field_open_ = false;
+  request_parser& s = self(p);
+  s.field_open_ = false;
+  // RFC 9112 5.1: whitespace between name and colon must be refused (llhttp lets it through).
+  if (!s.head_done_ && !is_token(s.view(s.fields_[s.field_count_ - 1].name))) return s.fail(error::bad_header);
   return 0;
 }
 
 int request_parser::on_header_value(llhttp_t* p, const char* at, std::size_t length) noexcept {
   request_parser& s = self(p);
   if (!s.head_bytes_ok(at, length)) return HPE_USER;
+  // RFC 9112 5.2: obs-fold (a line break inside a value) is refused, never unfolded.
+  if (std::memchr(at, '\n', length) != nullptr || std::memchr(at, '\r', length) != nullptr) {
+    return s.fail(error::bad_header);
+  }
   if (s.head_done_) return 0;
   field_span& f = s.fields_[s.field_count_ - 1];
+  // A value continues only where it left off (reads append to one buffer); a gap
+  // means llhttp skipped an obs-fold line break inside the value.
+  if (f.value.length != 0 && at != s.buffer_ + s.message_start_ + f.value.offset + f.value.length) {
+    return s.fail(error::bad_header);
+  }
   f.value = s.extend(f.value, at, length);
   s.value_open_ = true;
   return 0;

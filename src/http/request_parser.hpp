@@ -108,7 +108,7 @@ class request_parser {
   span extend(span s, const char* at, std::size_t length) const noexcept;
   int check_head() noexcept;
   int check_framing() noexcept;
-  stet::error classify(llhttp_errno_t code) const noexcept;
+  stet::error classify(llhttp_errno_t code, const char* message, std::size_t length) const noexcept;
   std::string_view view(span s) const noexcept;
 
   llhttp_t parser_{};

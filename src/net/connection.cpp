@@ -196,6 +196,11 @@ void connection::on_message_complete() {
 
   if (request_.method() == stet::method::connect) {
     queue_response(response::text("CONNECT is not supported\n", status::not_implemented), false, true);
+  } else if (request_.path() == "*") {
+    // OPTIONS * asks about the server itself (RFC 9110 9.3.7), not a resource.
+    response r(status::no_content);
+    r.set_header("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+    queue_response(std::move(r), false, !keep_alive);
   } else {
     response r = owner_.routes().handle(request_);
     const bool close = !keep_alive || r.closes_connection();
