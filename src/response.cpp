@@ -4,6 +4,8 @@
 
 #include "http/token.hpp"
 
+#include <unistd.h>
+
 #include <array>
 #include <stdexcept>
 
@@ -123,13 +125,42 @@ std::optional<std::string_view> response::header(std::string_view name) const no
   return found;
 }
 
+file_source::~file_source() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::string& response::body_buffer() {
+  shared_.reset();
+  file_.reset();
+  return body_.writable();
+}
+
 response& response::set_body(std::string_view bytes) {
-  body_.writable().assign(bytes);
+  body_buffer().assign(bytes);
   return *this;
 }
 
 response& response::set_body(std::string&& bytes) noexcept {
+  shared_.reset();
+  file_.reset();
   body_.adopt(std::move(bytes));
+  return *this;
+}
+
+response& response::set_shared_body(std::shared_ptr<const std::string> bytes) noexcept {
+  file_.reset();
+  body_.adopt(std::string());
+  shared_ = std::move(bytes);
+  return *this;
+}
+
+response& response::set_file(std::shared_ptr<const file_source> file, std::uint64_t offset,
+                             std::uint64_t length) noexcept {
+  shared_.reset();
+  body_.adopt(std::string());
+  file_ = std::move(file);
+  file_offset_ = offset;
+  file_length_ = length;
   return *this;
 }
 

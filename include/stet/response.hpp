@@ -4,12 +4,30 @@
 #include <stet/detail/pooled_string.hpp>
 #include <stet/status.hpp>
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
 
 namespace stet {
+
+/// A read-only open file whose bytes responses send with sendfile(2). Shared:
+/// a cache entry and every response in flight hold it, and the descriptor closes
+/// with the last holder, so eviction never cuts a transfer short.
+class file_source {
+ public:
+  /// Takes ownership of `fd`.
+  explicit file_source(int fd) noexcept : fd_(fd) {}
+  ~file_source();
+  file_source(const file_source&) = delete;
+  file_source& operator=(const file_source&) = delete;
+  int fd() const noexcept { return fd_; }
+
+ private:
+  int fd_;
+};
 
 /// A response built by a handler and returned by value. Header fields are
 /// validated once, when set, and kept serialised ("Name: value\r\n") so the
@@ -56,9 +74,21 @@ class response {
   response& set_body(std::string_view bytes);
   /// Replaces the body, taking `bytes`' buffer.
   response& set_body(std::string&& bytes) noexcept;
-  /// The body buffer, for appending in place (reuses a pooled buffer).
-  std::string& body_buffer() { return body_.writable(); }
-  std::string_view body() const noexcept { return body_.str(); }
+  /// Sends `bytes` without copying them; the response holds a reference until
+  /// written. For bodies a cache keeps (file contents, pre-rendered pages).
+  response& set_shared_body(std::shared_ptr<const std::string> bytes) noexcept;
+  /// Sends `length` bytes of `file` from `offset` with sendfile(2) instead of a body.
+  response& set_file(std::shared_ptr<const file_source> file, std::uint64_t offset, std::uint64_t length) noexcept;
+  /// The body buffer, for appending in place (reuses a pooled buffer). Drops a
+  /// shared body or file set before.
+  std::string& body_buffer();
+  /// The in-memory body (own or shared); empty when the body is a file.
+  std::string_view body() const noexcept { return shared_ ? std::string_view(*shared_) : body_.str(); }
+  /// The file the body comes from, or null.
+  const file_source* file() const noexcept { return file_.get(); }
+  std::uint64_t file_offset() const noexcept { return file_offset_; }
+  /// The value of Content-Length: the file range's length, or the body's size.
+  std::uint64_t content_length() const noexcept { return file_ ? file_length_ : body().size(); }
 
   /// Asks for the connection to close after this response.
   response& close_connection() noexcept {
@@ -74,6 +104,10 @@ class response {
   bool close_ = false;
   detail::pooled_string fields_;
   detail::pooled_string body_;
+  std::shared_ptr<const std::string> shared_;
+  std::shared_ptr<const file_source> file_;
+  std::uint64_t file_offset_ = 0;
+  std::uint64_t file_length_ = 0;
 };
 
 }  // namespace stet

@@ -48,7 +48,7 @@ void response_writer::append_head(std::string& out, const response& r, const fra
   const unsigned code = to_int(r.status());
   if (code >= 200 && code != 204 && code != 304) {
     std::array<char, 24> digits{};
-    const auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), r.body().size());
+    const auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), r.content_length());
     out += "Content-Length: ";
     out.append(digits.data(), end);
     out += "\r\n";
@@ -63,7 +63,7 @@ void response_writer::append_head(std::string& out, const response& r, const fra
 
 void response_writer::append(std::string& out, const response& r, const framing& how) {
   append_head(out, r, how);
-  if (sends_body(r, how)) out += r.body();
+  if (sends_body(r, how)) out += r.body();  // callers attach file bodies themselves
 }
 
 }  // namespace stet::detail

@@ -6,6 +6,9 @@
 #include "http/token.hpp"
 #include "net/worker.hpp"
 
+#include <sys/sendfile.h>
+
+#include <cerrno>
 #include <cstring>
 
 namespace stet::detail {
@@ -43,6 +46,8 @@ connection::connection(worker& owner, tcp::socket socket)
 connection::~connection() { worker::disarm(deadline_); }
 
 void connection::start() {
+  boost::system::error_code ignored;
+  socket_.native_non_blocking(true, ignored);  // sendfile must never block the worker
   owner_.arm(deadline_, timeout_kind::header, steady::now());
   read_more();
 }
@@ -258,9 +263,9 @@ bool connection::prepare_request() {
 void connection::queue_response(response&& r, bool head_request, bool close) {
   const framing how{head_request, close, parser_.version() == 10 && !close};
   response_writer& writer = owner_.writer();
-  if (response_writer::sends_body(r, how) && r.body().size() > attach_threshold) {
+  if (response_writer::sends_body(r, how) && (r.file() != nullptr || r.body().size() > attach_threshold)) {
     writer.append_head(out_, r, how);
-    attached_bytes_ += r.body().size();
+    attached_bytes_ += r.file() != nullptr ? attach_threshold : r.body().size();
     attached_.push_back(attached_body{out_.size(), std::move(r)});
   } else {
     writer.append(out_, r, how);
@@ -281,21 +286,88 @@ std::size_t connection::pending_output() const noexcept { return out_.size() + a
 
 void connection::flush() {
   phase_ = phase::writing;
-  owner_.arm(deadline_, timeout_kind::write, steady::now());
-  auto done = [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) { self->on_written(ec); };
+  out_sent_ = 0;
+  next_attached_ = 0;
+  file_sent_ = 0;
   if (attached_.empty()) {
-    asio::async_write(socket_, asio::buffer(out_), std::move(done));
+    owner_.arm(deadline_, timeout_kind::write, steady::now());
+    asio::async_write(
+        socket_, asio::buffer(out_),
+        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) { self->on_written(ec); });
+    return;
+  }
+  write_next();
+}
+
+// Writes out_ and the attached bodies in order: memory pieces in one gather
+// write up to the next file body, which goes out by sendfile; then the rest.
+void connection::write_next() {
+  owner_.arm(deadline_, timeout_kind::write, steady::now());  // counts from the last progress
+  if (next_attached_ < attached_.size() && out_sent_ == attached_[next_attached_].offset &&
+      attached_[next_attached_].owner.file() != nullptr) {
+    send_file();
     return;
   }
   gather_.clear();
-  std::size_t from = 0;
-  for (const attached_body& a : attached_) {
-    gather_.emplace_back(out_.data() + from, a.offset - from);
-    gather_.emplace_back(a.owner.body().data(), a.owner.body().size());
+  std::size_t from = out_sent_;
+  while (next_attached_ < attached_.size()) {
+    const attached_body& a = attached_[next_attached_];
+    if (a.offset > from) gather_.emplace_back(out_.data() + from, a.offset - from);
     from = a.offset;
+    if (a.owner.file() != nullptr) break;
+    gather_.emplace_back(a.owner.body().data(), a.owner.body().size());
+    ++next_attached_;
   }
-  gather_.emplace_back(out_.data() + from, out_.size() - from);
-  asio::async_write(socket_, gather_, std::move(done));
+  if (next_attached_ == attached_.size()) {
+    gather_.emplace_back(out_.data() + from, out_.size() - from);
+    from = out_.size();
+  }
+  out_sent_ = from;
+  asio::async_write(socket_, gather_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+    if (ec || self->next_attached_ == self->attached_.size()) {
+      self->on_written(ec);
+    } else if (self->phase_ == phase::writing) {
+      self->write_next();
+    }
+  });
+}
+
+void connection::send_file() {
+  const response& r = attached_[next_attached_].owner;
+  const std::uint64_t length = r.content_length();
+  while (file_sent_ < length) {
+    off_t offset = static_cast<off_t>(r.file_offset() + file_sent_);
+    const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(length - file_sent_, 1u << 22));
+    const ssize_t n = ::sendfile(socket_.native_handle(), r.file()->fd(), &offset, chunk);
+    if (n > 0) {
+      file_sent_ += static_cast<std::uint64_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      owner_.arm(deadline_, timeout_kind::write, steady::now());
+      socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](const boost::system::error_code& ec) {
+        if (self->phase_ != phase::writing) return;
+        if (ec) {
+          self->close();
+        } else {
+          self->send_file();
+        }
+      });
+      return;
+    }
+    // 0: the file shrank under us; <0: a read error. The Content-Length already
+    // sent cannot be honoured any more, so the connection must end here.
+    close();
+    return;
+  }
+  file_sent_ = 0;
+  ++next_attached_;
+  if (next_attached_ == attached_.size() && out_sent_ == out_.size()) {
+    on_written({});
+  } else {
+    write_next();
+  }
 }
 
 void connection::on_written(const boost::system::error_code& ec) {

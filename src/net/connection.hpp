@@ -46,6 +46,8 @@ class connection : public std::enable_shared_from_this<connection> {
   void queue_response(response&& r, bool head_request, bool close);
   void fail(stet::error e);
   void flush();
+  void write_next();
+  void send_file();
   void on_written(const boost::system::error_code& ec);
   void linger();
   void discard_input();
@@ -80,7 +82,10 @@ class connection : public std::enable_shared_from_this<connection> {
   };
   std::string out_;
   std::vector<attached_body> attached_;
-  std::size_t attached_bytes_ = 0;
+  std::size_t attached_bytes_ = 0;  // counts a file body as attach_threshold: it is not in memory
+  std::size_t out_sent_ = 0;        // bytes of out_ written by the write in progress
+  std::size_t next_attached_ = 0;   // first attached body not yet written
+  std::uint64_t file_sent_ = 0;     // bytes of the current file body sent
   std::vector<asio::const_buffer> gather_;
 
   std::size_t served_ = 0;
