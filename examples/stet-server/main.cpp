@@ -57,9 +57,12 @@ int main(int argc, char** argv) {
   options.host = o.host;
   options.port = o.port;
   options.threads = o.threads;
+  options.access_log.enabled = o.access_log;
+  options.access_log.path = o.access_log_file;
+  options.access_log.format = stet::access_log_format::combined;
   stet::server server(make_routes(), options);
   if (const std::error_code ec = server.start()) {
-    std::fprintf(stderr, "stet-server: cannot listen on %s:%u: %s\n", o.host.c_str(), o.port, ec.message().c_str());
+    std::fprintf(stderr, "stet-server: cannot start on %s:%u: %s\n", o.host.c_str(), o.port, ec.message().c_str());
     return 1;
   }
   std::fprintf(stderr, "stet-server: listening on http://%s:%u/\n", o.host.c_str(), server.port());

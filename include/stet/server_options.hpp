@@ -1,6 +1,8 @@
 #pragma once
 /// @file Limits, timeouts and listener settings of a stet::server: a plain aggregate.
 
+#include <stet/access_log.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +34,8 @@ struct server_options {
   std::chrono::milliseconds write_timeout{30'000};   ///< longest a response write may take; close
   std::chrono::milliseconds linger_timeout{2'000};   ///< draining unread input before closing after an error
   std::chrono::milliseconds drain_timeout{10'000};   ///< graceful stop: in-flight requests get this long
+
+  access_log_options access_log;  ///< off by default
 };
 
 }  // namespace stet

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Umbrella header: every public stet header, nothing from detail/.
 
+#include <stet/access_log.hpp>
 #include <stet/config.hpp>
 #include <stet/error.hpp>
 #include <stet/method.hpp>

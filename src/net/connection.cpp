@@ -30,9 +30,10 @@ bool starts_with_icase(std::string_view s, std::string_view prefix) noexcept {
 
 }  // namespace
 
-connection::connection(worker& owner, tcp::socket socket)
+connection::connection(worker& owner, tcp::socket socket, const tcp::endpoint& peer)
     : owner_(owner),
       socket_(std::move(socket)),
+      peer_(peer),
       buffer_(new char[initial_buffer_bytes]),
       capacity_(initial_buffer_bytes),
       parser_(parser_limits::from(owner.options())),
@@ -209,6 +210,10 @@ void connection::on_message_complete() {
   } else {
     response r = owner_.routes().handle(request_);
     const bool close = !keep_alive || r.closes_connection();
+    if (owner_.logging()) {
+      const bool sends_body = request_.method() != stet::method::head && !status_forbids_body(r.status());
+      log_exchange(to_int(r.status()), sends_body ? r.content_length() : 0, true);
+    }
     queue_response(std::move(r), request_.method() == stet::method::head, close);
   }
   arena_.release();
@@ -279,7 +284,24 @@ void connection::fail(stet::error e) {
   text += ": ";
   text += make_error_code(e).message();
   text += '\n';
+  if (owner_.logging()) log_exchange(to_int(s), text.size(), false);
   queue_response(response::text(text, s), false, true);
+}
+
+void connection::log_exchange(unsigned status, std::uint64_t bytes, bool parsed) {
+  if (peer_text_.empty()) peer_text_ = peer_.address().to_string();
+  access_record r;
+  r.remote = peer_text_;
+  r.method = parsed ? request_.method_name() : "-";
+  r.target = parsed ? request_.target() : "-";
+  r.version = parsed ? request_.version() : 11;
+  r.status = status;
+  r.bytes = bytes;
+  if (parsed) {
+    r.referer = request_.header("referer").value_or("");
+    r.user_agent = request_.header("user-agent").value_or("");
+  }
+  owner_.log_access(r);
 }
 
 std::size_t connection::pending_output() const noexcept { return out_.size() + attached_bytes_; }

@@ -22,7 +22,7 @@ class worker;
 
 class connection : public std::enable_shared_from_this<connection> {
  public:
-  connection(worker& owner, tcp::socket socket);
+  connection(worker& owner, tcp::socket socket, const tcp::endpoint& peer);
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
   ~connection();
@@ -45,6 +45,7 @@ class connection : public std::enable_shared_from_this<connection> {
   bool prepare_request();
   void queue_response(response&& r, bool head_request, bool close);
   void fail(stet::error e);
+  void log_exchange(unsigned status, std::uint64_t bytes, bool parsed);
   void flush();
   void write_next();
   void send_file();
@@ -56,6 +57,8 @@ class connection : public std::enable_shared_from_this<connection> {
 
   worker& owner_;
   tcp::socket socket_;
+  tcp::endpoint peer_;
+  std::string peer_text_;  // formatted on first use (only the access log needs it)
   phase phase_ = phase::reading;
   deadline_hook deadline_;
 

@@ -40,8 +40,15 @@ std::error_code server_core::start() {
   const asio::ip::address address = asio::ip::make_address(options_.host, ec);
   if (ec) return ec;
 
+  if (options_.access_log.enabled) {
+    log_sink_ = std::make_unique<access_log_sink>(options_.access_log.path);
+    if (const std::error_code open_error = log_sink_->open_error()) {
+      log_sink_.reset();
+      return open_error;
+    }
+  }
   for (unsigned i = 0; i < options_.threads; ++i) {
-    workers_.push_back(std::make_unique<worker>(*this, routes_, options_));
+    workers_.push_back(std::make_unique<worker>(*this, routes_, options_, log_sink_.get()));
   }
   std::uint16_t port = options_.port;
   const std::size_t listener_count = options_.reuse_port ? workers_.size() : 1;
@@ -77,14 +84,15 @@ void server_core::accept_next(listener& l) {
     if (open_.load() >= options_.max_connections || !l.paused.exchange(false)) return;
   }
   worker& target = *l.targets[l.next++ % l.targets.size()];
-  l.acceptor.async_accept(target.io(), [this, &l, &target](const boost::system::error_code& ec, tcp::socket s) {
+  l.acceptor.async_accept(target.io(), l.peer, [this, &l, &target](const boost::system::error_code& ec, tcp::socket s) {
     if (ec == asio::error::operation_aborted || stopping_) return;
     if (ec) {
       on_accept_error(l, ec);
       return;
     }
     ++open_;
-    asio::post(target.io(), [&target, socket = std::move(s)]() mutable { target.adopt(std::move(socket)); });
+    asio::post(target.io(),
+               [&target, socket = std::move(s), peer = l.peer]() mutable { target.adopt(std::move(socket), peer); });
     accept_next(l);
   });
 }

@@ -5,6 +5,7 @@
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
 
+#include "log/access_log_sink.hpp"
 #include "net/asio.hpp"
 #include "net/worker.hpp"
 
@@ -37,6 +38,7 @@ class server_core {
     tcp::acceptor acceptor;
     std::vector<worker*> targets;
     std::size_t next = 0;
+    tcp::endpoint peer;  // filled by the accept in flight
     std::atomic<bool> paused{false};
   };
 
@@ -46,6 +48,7 @@ class server_core {
 
   router routes_;
   server_options options_;
+  std::unique_ptr<access_log_sink> log_sink_;  // outlives the workers that feed it
   std::vector<std::unique_ptr<worker>> workers_;
   std::vector<std::unique_ptr<listener>> listeners_;
   std::atomic<std::size_t> open_{0};

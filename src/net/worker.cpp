@@ -7,7 +7,7 @@
 
 namespace stet::detail {
 
-worker::worker(server_core& core, const router& routes, const server_options& options)
+worker::worker(server_core& core, const router& routes, const server_options& options, access_log_sink* log_sink)
     : core_(core),
       routes_(routes),
       options_(options),
@@ -19,9 +19,28 @@ worker::worker(server_core& core, const router& routes, const server_options& op
               {timeout_kind::write, options.write_timeout},
               {timeout_kind::linger, options.linger_timeout}}},
       tick_(io_),
-      drain_deadline_(io_) {}
+      drain_deadline_(io_),
+      log_(log_sink, options.access_log),
+      log_flush_(io_) {}
 
-worker::~worker() { join(); }
+worker::~worker() {
+  join();
+  log_.flush();
+}
+
+// A batch goes to the writer thread when it is full or, at the latest, a second
+// after its first line: one timer wait per second of traffic, not per request.
+void worker::log_access(const access_record& r) {
+  if (!log_.wants(r.status)) return;
+  log_.append(r);
+  if (log_flush_armed_ || !log_.pending()) return;
+  log_flush_armed_ = true;
+  log_flush_.expires_after(std::chrono::seconds(1));
+  log_flush_.async_wait([this](boost::system::error_code) {
+    log_flush_armed_ = false;
+    log_.flush();
+  });
+}
 
 void worker::start_thread() {
   thread_ = std::thread([this] { io_.run(); });
@@ -31,7 +50,7 @@ void worker::join() {
   if (thread_.joinable()) thread_.join();
 }
 
-void worker::adopt(tcp::socket socket) {
+void worker::adopt(tcp::socket socket, const tcp::endpoint& peer) {
   if (draining_) {
     boost::system::error_code ignored;
     socket.close(ignored);
@@ -40,7 +59,7 @@ void worker::adopt(tcp::socket socket) {
   }
   boost::system::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
-  auto c = std::make_shared<connection>(*this, std::move(socket));
+  auto c = std::make_shared<connection>(*this, std::move(socket), peer);
   connections_.insert(c.get());
   c->start();
 }
@@ -108,6 +127,8 @@ void worker::finish_drain_if_idle() {
   tick_.cancel();
   tick_due_ = steady::time_point::max();
   drain_deadline_.cancel();
+  log_flush_.cancel();
+  log_.flush();
 }
 
 }  // namespace stet::detail

@@ -6,6 +6,7 @@
 #include <stet/server_options.hpp>
 
 #include "http/response_writer.hpp"
+#include "log/access_log.hpp"
 #include "net/asio.hpp"
 #include "net/deadline_list.hpp"
 
@@ -21,7 +22,7 @@ class server_core;
 
 class worker {
  public:
-  worker(server_core& core, const router& routes, const server_options& options);
+  worker(server_core& core, const router& routes, const server_options& options, access_log_sink* log_sink);
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
   ~worker();
@@ -31,12 +32,15 @@ class worker {
   const server_options& options() const noexcept { return options_; }
   response_writer& writer() noexcept { return writer_; }
   bool draining() const noexcept { return draining_; }
+  /// Records one exchange in the access log (sampled first; no-op when off).
+  void log_access(const access_record& r);
+  bool logging() const noexcept { return log_.enabled(); }
 
   void start_thread();
   void join();
 
   /// Runs on this worker's thread: wraps an accepted socket in a connection.
-  void adopt(tcp::socket socket);
+  void adopt(tcp::socket socket, const tcp::endpoint& peer);
   /// Runs on this worker's thread: graceful stop of every connection.
   void drain();
 
@@ -63,6 +67,9 @@ class worker {
   asio::steady_timer tick_;
   steady::time_point tick_due_ = steady::time_point::max();
   asio::steady_timer drain_deadline_;
+  access_log log_;
+  asio::steady_timer log_flush_;
+  bool log_flush_armed_ = false;
   bool draining_ = false;
 
   std::unordered_set<connection*> connections_;

@@ -1,0 +1,26 @@
+#pragma once
+/// @file Access log settings.
+
+#include <string>
+
+namespace stet {
+
+enum class access_log_format {
+  common,    ///< NCSA common log format
+  combined,  ///< common + "Referer" "User-Agent"
+  json,      ///< one JSON object per line
+};
+
+/// The access log is off unless enabled. When on, each worker formats lines into
+/// its own buffer and hands full buffers (or, at the latest, every second) to one
+/// writer thread: a request never waits for a write to the log.
+struct access_log_options {
+  bool enabled = false;
+  std::string path;  ///< file to append to; empty means standard output
+  access_log_format format = access_log_format::common;
+  /// Keep one request in N (1 keeps all). Decided before any formatting; 5xx
+  /// answers are always kept.
+  unsigned sample_one_in = 1;
+};
+
+}  // namespace stet
