@@ -129,7 +129,16 @@ file_source::~file_source() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+response& response::set_stream(stream_producer producer) {
+  shared_.reset();
+  file_.reset();
+  body_.adopt(std::string());
+  producer_ = std::move(producer);
+  return *this;
+}
+
 std::string& response::body_buffer() {
+  producer_ = nullptr;
   shared_.reset();
   file_.reset();
   return body_.writable();
@@ -141,6 +150,7 @@ response& response::set_body(std::string_view bytes) {
 }
 
 response& response::set_body(std::string&& bytes) noexcept {
+  producer_ = nullptr;
   shared_.reset();
   file_.reset();
   body_.adopt(std::move(bytes));
@@ -148,6 +158,7 @@ response& response::set_body(std::string&& bytes) noexcept {
 }
 
 response& response::set_shared_body(std::shared_ptr<const std::string> bytes) noexcept {
+  producer_ = nullptr;
   file_.reset();
   body_.adopt(std::string());
   shared_ = std::move(bytes);
@@ -156,6 +167,7 @@ response& response::set_shared_body(std::shared_ptr<const std::string> bytes) no
 
 response& response::set_file(std::shared_ptr<const file_source> file, std::uint64_t offset,
                              std::uint64_t length) noexcept {
+  producer_ = nullptr;
   shared_.reset();
   body_.adopt(std::string());
   file_ = std::move(file);

@@ -4,8 +4,9 @@
 
 #include "cli.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
+#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -24,11 +25,50 @@ std::string versions_json() {
   return json;
 }
 
+// The value of `key` in a query string (no decoding: only digits are expected here).
+std::string_view query_value(std::string_view query, std::string_view key) {
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    if (pair.size() > key.size() && pair.substr(0, key.size()) == key && pair[key.size()] == '=') {
+      return pair.substr(key.size() + 1);
+    }
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+  }
+  return {};
+}
+
+// GET /stream?rows=N: N CSV rows, produced ~64 KiB at a time as the client reads.
+stet::response csv_stream(stet::request& req) {
+  constexpr std::uint64_t max_rows = 10'000'000;
+  const std::string_view text = query_value(req.query_string(), "rows");
+  std::uint64_t rows = 100;
+  if (!text.empty()) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), rows);
+    if (ec != std::errc() || end != text.data() + text.size() || rows > max_rows) {
+      return stet::response::json_text(R"({"error":"rows must be an integer from 0 to 10000000"})",
+                                       stet::status::bad_request);
+    }
+  }
+  stet::response r;
+  r.set_header("Content-Type", "text/csv; charset=utf-8");
+  r.set_stream([rows, next = std::uint64_t{0}](stet::stream_writer& out) mutable {
+    if (next == 0) out.write("id,name,score\n");
+    while (next < rows && out.wants_more()) {
+      fmt::format_to(std::back_inserter(out.buffer()), "{},user-{},{}\n", next, next, (next * 7919) % 1000);
+      ++next;
+    }
+    return next < rows;
+  });
+  return r;
+}
+
 stet::router make_routes() {
   stet::router routes;
   routes.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
   routes.get("/json", [](stet::request&) { return stet::response::json_text(R"({"message":"Hello, World!"})"); });
   routes.get("/healthz", [](stet::request&) { return stet::response::text("ok"); });
+  routes.get("/stream", csv_stream);
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   return routes;

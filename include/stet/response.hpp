@@ -3,6 +3,7 @@
 
 #include <stet/detail/pooled_string.hpp>
 #include <stet/status.hpp>
+#include <stet/stream.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -79,6 +80,12 @@ class response {
   response& set_shared_body(std::shared_ptr<const std::string> bytes) noexcept;
   /// Sends `length` bytes of `file` from `offset` with sendfile(2) instead of a body.
   response& set_file(std::shared_ptr<const file_source> file, std::uint64_t offset, std::uint64_t length) noexcept;
+  /// Streams the body: `producer` is called for each ~64 KiB piece, sent with
+  /// chunked transfer coding (HTTP/1.1) or until close (HTTP/1.0).
+  response& set_stream(stream_producer producer);
+  bool is_stream() const noexcept { return static_cast<bool>(producer_); }
+  /// The producer of a streamed body (null unless set_stream() was called).
+  const stream_producer& producer() const noexcept { return producer_; }
   /// The body buffer, for appending in place (reuses a pooled buffer). Drops a
   /// shared body or file set before.
   std::string& body_buffer();
@@ -108,6 +115,7 @@ class response {
   std::shared_ptr<const file_source> file_;
   std::uint64_t file_offset_ = 0;
   std::uint64_t file_length_ = 0;
+  stream_producer producer_;
 };
 
 }  // namespace stet

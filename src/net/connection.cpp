@@ -9,6 +9,8 @@
 #include <sys/sendfile.h>
 
 #include <cerrno>
+#include <charconv>
+#include <cstdio>
 #include <cstring>
 
 namespace stet::detail {
@@ -23,6 +25,7 @@ constexpr std::size_t attach_threshold = 16 * 1024;
 // Buffers that grew for one large request are given back rather than kept per idle connection.
 constexpr std::size_t retained_output_bytes = 256 * 1024;
 constexpr std::size_t retained_body_bytes = 64 * 1024;
+constexpr std::size_t stream_chunk_bytes = 64 * 1024;
 
 bool starts_with_icase(std::string_view s, std::string_view prefix) noexcept {
   return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
@@ -128,7 +131,7 @@ void connection::on_read(const boost::system::error_code& ec, std::size_t n) {
 // Parses and answers every complete request already buffered, then writes all
 // their responses at once (pipelined responses share one write).
 void connection::process() {
-  while (begin_ < end_ && pending_output() < owner_.options().max_pipeline_output_bytes) {
+  while (begin_ < end_ && !stream_.is_stream() && pending_output() < owner_.options().max_pipeline_output_bytes) {
     const auto [what, consumed] = parser_.execute(buffer_.get(), begin_, end_, body_);
     begin_ += consumed;
     if (what == request_parser::event::need_more) break;
@@ -141,7 +144,7 @@ void connection::process() {
       continue;
     }
     on_message_complete();
-    if (close_after_write_) break;
+    if (close_after_write_ || stream_.is_stream()) break;
   }
   if (!out_.empty()) {
     flush();
@@ -266,8 +269,12 @@ bool connection::prepare_request() {
 }
 
 void connection::queue_response(response&& r, bool head_request, bool close) {
-  const framing how{head_request, close, parser_.version() == 10 && !close};
   response_writer& writer = owner_.writer();
+  if (r.is_stream() && !status_forbids_body(r.status())) {
+    queue_stream(std::move(r), head_request, close);
+    return;
+  }
+  const framing how{head_request, close, parser_.version() == 10 && !close, false};
   if (response_writer::sends_body(r, how) && (r.file() != nullptr || r.body().size() > attach_threshold)) {
     writer.append_head(out_, r, how);
     attached_bytes_ += r.file() != nullptr ? attach_threshold : r.body().size();
@@ -276,6 +283,70 @@ void connection::queue_response(response&& r, bool head_request, bool close) {
     writer.append(out_, r, how);
   }
   if (close) close_after_write_ = true;
+}
+
+// A streamed body follows its head once the head is written; parsing waits
+// until the stream ends so that later pipelined answers stay in order.
+void connection::queue_stream(response&& r, bool head_request, bool close) {
+  stream_chunked_ = parser_.version() != 10;  // HTTP/1.0 has no chunked: the body ends at close
+  if (!stream_chunked_ && !head_request) close = true;
+  const framing how{head_request, close, !stream_chunked_ && !close, stream_chunked_};
+  owner_.writer().append_head(out_, r, how);
+  if (!head_request) stream_ = std::move(r);  // HEAD never runs the producer
+  if (close) close_after_write_ = true;
+}
+
+void connection::pump_stream() {
+  chunk_.clear();
+  bool more = false;
+  try {
+    stream_writer writer(chunk_, stream_chunk_bytes);
+    more = stream_.producer()(writer);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stet: stream producer threw: %s\n", e.what());
+    close();
+    return;
+  }
+  gather_.clear();
+  if (!chunk_.empty()) {
+    if (stream_chunked_) {
+      const auto [end, ec] = std::to_chars(chunk_size_line_.data(), chunk_size_line_.data() + 16, chunk_.size(), 16);
+      end[0] = '\r';
+      end[1] = '\n';
+      gather_.emplace_back(chunk_size_line_.data(), static_cast<std::size_t>(end + 2 - chunk_size_line_.data()));
+      gather_.emplace_back(chunk_.data(), chunk_.size());
+      gather_.emplace_back("\r\n", 2);
+    } else {
+      gather_.emplace_back(chunk_.data(), chunk_.size());
+    }
+  }
+  if (!more && stream_chunked_) gather_.emplace_back("0\r\n\r\n", 5);
+  if (gather_.empty()) {
+    // The producer had nothing yet: let the other connections run before asking again.
+    asio::post(socket_.get_executor(), [self = shared_from_this(), more] {
+      if (self->phase_ != phase::writing) return;
+      more ? self->pump_stream() : self->end_stream();
+    });
+    return;
+  }
+  owner_.arm(deadline_, timeout_kind::write, steady::now());
+  asio::async_write(socket_, gather_,
+                    [self = shared_from_this(), more](const boost::system::error_code& ec, std::size_t) {
+                      if (self->phase_ != phase::writing) return;
+                      if (ec) {
+                        self->close();
+                      } else if (more) {
+                        self->pump_stream();
+                      } else {
+                        self->end_stream();
+                      }
+                    });
+}
+
+void connection::end_stream() {
+  stream_ = response();
+  std::string().swap(chunk_);  // a finished stream does not pin its 64 KiB
+  after_write();
 }
 
 void connection::fail(stet::error e) {
@@ -402,6 +473,14 @@ void connection::on_written(const boost::system::error_code& ec) {
   attached_.clear();
   attached_bytes_ = 0;
   if (out_.capacity() > retained_output_bytes) std::string().swap(out_);
+  if (stream_.is_stream()) {
+    pump_stream();
+    return;
+  }
+  after_write();
+}
+
+void connection::after_write() {
   if (close_after_write_) {
     linger();
     return;

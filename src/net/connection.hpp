@@ -11,6 +11,7 @@
 #include "net/asio.hpp"
 #include "net/deadline_list.hpp"
 
+#include <array>
 #include <memory>
 #include <memory_resource>
 #include <string>
@@ -50,6 +51,10 @@ class connection : public std::enable_shared_from_this<connection> {
   void write_next();
   void send_file();
   void on_written(const boost::system::error_code& ec);
+  void after_write();
+  void queue_stream(response&& r, bool head_request, bool close);
+  void pump_stream();
+  void end_stream();
   void linger();
   void discard_input();
   void make_room();
@@ -90,6 +95,12 @@ class connection : public std::enable_shared_from_this<connection> {
   std::size_t next_attached_ = 0;   // first attached body not yet written
   std::uint64_t file_sent_ = 0;     // bytes of the current file body sent
   std::vector<asio::const_buffer> gather_;
+
+  // The streamed response in progress (its head already queued), if any.
+  response stream_;
+  std::string chunk_;
+  std::array<char, 24> chunk_size_line_{};
+  bool stream_chunked_ = true;
 
   std::size_t served_ = 0;
   bool close_after_write_ = false;
