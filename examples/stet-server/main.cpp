@@ -63,8 +63,9 @@ stet::response csv_stream(stet::request& req) {
   return r;
 }
 
-stet::router make_routes() {
+stet::router make_routes(const std::shared_ptr<stet::metrics>& metrics) {
   stet::router routes;
+  routes.get("/-/metrics", [metrics](stet::request&) { return metrics->respond(); });
   routes.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
   routes.get("/json", [](stet::request&) { return stet::response::json_text(R"({"message":"Hello, World!"})"); });
   routes.get("/healthz", [](stet::request&) { return stet::response::text("ok"); });
@@ -100,7 +101,8 @@ int main(int argc, char** argv) {
   options.access_log.enabled = o.access_log;
   options.access_log.path = o.access_log_file;
   options.access_log.format = stet::access_log_format::combined;
-  stet::server server(make_routes(), options);
+  options.metrics = std::make_shared<stet::metrics>();
+  stet::server server(make_routes(options.metrics), options);
   if (const std::error_code ec = server.start()) {
     std::fprintf(stderr, "stet-server: cannot start on %s:%u: %s\n", o.host.c_str(), o.port, ec.message().c_str());
     return 1;

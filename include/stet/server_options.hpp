@@ -6,9 +6,13 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace stet {
+
+class metrics;
+class tracer;
 
 /// Everything a server can be told before start(). Defaults suit a public-facing
 /// service; tests shorten the timeouts.
@@ -36,6 +40,13 @@ struct server_options {
   std::chrono::milliseconds drain_timeout{10'000};   ///< graceful stop: in-flight requests get this long
 
   access_log_options access_log;  ///< off by default
+
+  /// Where the server counts requests, connections and phase timings; null counts nothing.
+  std::shared_ptr<stet::metrics> metrics;
+  /// Receives phase spans; null (the default) costs one branch per request.
+  std::shared_ptr<stet::tracer> tracer;
+  /// Adds `Server-Timing: parse;dur=..., handler;dur=...` to every response.
+  bool server_timing = false;
 };
 
 }  // namespace stet

@@ -5,6 +5,7 @@
 #include <stet/config.hpp>
 #include <stet/error.hpp>
 #include <stet/method.hpp>
+#include <stet/metrics.hpp>
 #include <stet/request.hpp>
 #include <stet/response.hpp>
 #include <stet/router.hpp>

@@ -45,6 +45,7 @@ std::string_view date_cache::now() noexcept {
   if (ts.tv_sec != second_) {
     second_ = ts.tv_sec;
     ++refreshes_;
+    if (shared_counter_ != nullptr) shared_counter_->store(refreshes_, std::memory_order_relaxed);
     format_http_date(second_, text_);
   }
   return {text_.data(), text_.size()};

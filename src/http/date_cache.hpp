@@ -3,6 +3,7 @@
 // beside the writer that is its only reader: no locks, no strftime per response.
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <ctime>
 #include <string_view>
@@ -19,10 +20,13 @@ class date_cache {
   std::string_view now() noexcept;
   /// How many times the string was reformatted (a cache miss).
   std::uint64_t refreshes() const noexcept { return refreshes_; }
+  /// Also counts refreshes into `counter` (read by the metrics on another thread).
+  void count_refreshes_in(std::atomic<std::uint64_t>* counter) noexcept { shared_counter_ = counter; }
 
  private:
   std::time_t second_ = -1;
   std::uint64_t refreshes_ = 0;
+  std::atomic<std::uint64_t>* shared_counter_ = nullptr;
   std::array<char, 29> text_{};
 };
 

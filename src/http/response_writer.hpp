@@ -16,7 +16,7 @@ struct framing {
   bool head_request = false;       ///< HEAD: headers as for GET, no body
   bool close = false;              ///< send Connection: close
   bool keep_alive_http10 = false;  ///< an HTTP/1.0 keep-alive: say so explicitly
-  bool chunked = false;  ///< a streamed body in chunked coding (no Content-Length)
+  bool chunked = false;            ///< a streamed body in chunked coding (no Content-Length)
 };
 
 class response_writer {

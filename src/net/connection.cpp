@@ -125,6 +125,7 @@ void connection::on_read(const boost::system::error_code& ec, std::size_t n) {
     return;
   }
   end_ += n;
+  if (owner_.timing()) read_time_ = steady::now();
   process();
 }
 
@@ -132,6 +133,7 @@ void connection::on_read(const boost::system::error_code& ec, std::size_t n) {
 // their responses at once (pipelined responses share one write).
 void connection::process() {
   while (begin_ < end_ && !stream_.is_stream() && pending_output() < owner_.options().max_pipeline_output_bytes) {
+    if (!parser_.in_message()) message_start_time_ = read_time_;
     const auto [what, consumed] = parser_.execute(buffer_.get(), begin_, end_, body_);
     begin_ += consumed;
     if (what == request_parser::event::need_more) break;
@@ -211,7 +213,23 @@ void connection::on_message_complete() {
     r.set_header("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
     queue_response(std::move(r), false, !keep_alive);
   } else {
+    const bool timing = owner_.timing();
+    const steady::time_point parsed = timing ? steady::now() : steady::time_point{};
+    if (timing) record_phase(stet::phase::parse, message_start_time_, parsed, &request_);
     response r = owner_.routes().handle(request_);
+    if (timing) {
+      const steady::time_point handled = steady::now();
+      record_phase(stet::phase::handler, parsed, handled, &request_);
+      if (owner_.options().server_timing) {
+        const std::chrono::duration<double, std::milli> parse_ms = parsed - message_start_time_;
+        const std::chrono::duration<double, std::milli> handler_ms = handled - parsed;
+        char value[96];
+        const int n = std::snprintf(value, sizeof value, "parse;dur=%.3f, handler;dur=%.3f", parse_ms.count(),
+                                    handler_ms.count());
+        r.set_header("Server-Timing", std::string_view(value, static_cast<std::size_t>(n)));
+      }
+    }
+    worker_counters::bump(owner_.counters().requests_by_status[to_int(r.status()) % 600]);
     const bool close = !keep_alive || r.closes_connection();
     if (owner_.logging()) {
       const bool sends_body = request_.method() != stet::method::head && !status_forbids_body(r.status());
@@ -356,6 +374,7 @@ void connection::fail(stet::error e) {
   text += make_error_code(e).message();
   text += '\n';
   if (owner_.logging()) log_exchange(to_int(s), text.size(), false);
+  worker_counters::bump(owner_.counters().requests_by_status[to_int(s)]);
   queue_response(response::text(text, s), false, true);
 }
 
@@ -377,7 +396,14 @@ void connection::log_exchange(unsigned status, std::uint64_t bytes, bool parsed)
 
 std::size_t connection::pending_output() const noexcept { return out_.size() + attached_bytes_; }
 
+void connection::record_phase(stet::phase p, steady::time_point start, steady::time_point end,
+                              const request* r) noexcept {
+  owner_.counters().phases[static_cast<std::size_t>(p)].record(end - start);
+  if (stet::tracer* t = owner_.tracer()) t->on_phase(r, p, start, end);
+}
+
 void connection::flush() {
+  if (owner_.timing()) write_start_ = steady::now();
   phase_ = phase::writing;
   out_sent_ = 0;
   next_attached_ = 0;
@@ -469,6 +495,7 @@ void connection::on_written(const boost::system::error_code& ec) {
     close();
     return;
   }
+  if (owner_.timing()) record_phase(stet::phase::write, write_start_, steady::now(), nullptr);
   out_.clear();
   attached_.clear();
   attached_bytes_ = 0;

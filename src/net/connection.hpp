@@ -4,6 +4,7 @@
 // all are reused from request to request, so a keep-alive request allocates
 // nothing once the connection is warm.
 
+#include <stet/metrics.hpp>
 #include <stet/request.hpp>
 #include <stet/response.hpp>
 
@@ -101,6 +102,12 @@ class connection : public std::enable_shared_from_this<connection> {
   std::string chunk_;
   std::array<char, 24> chunk_size_line_{};
   bool stream_chunked_ = true;
+
+  // Phase timing (only read when metrics, a tracer or Server-Timing want it).
+  steady::time_point read_time_{};           // completion of the latest read
+  steady::time_point message_start_time_{};  // the read that brought the message's first byte
+  steady::time_point write_start_{};
+  void record_phase(stet::phase p, steady::time_point start, steady::time_point end, const request* r) noexcept;
 
   std::size_t served_ = 0;
   bool close_after_write_ = false;

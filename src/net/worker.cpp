@@ -21,11 +21,16 @@ worker::worker(server_core& core, const router& routes, const server_options& op
       tick_(io_),
       drain_deadline_(io_),
       log_(log_sink, options.access_log),
-      log_flush_(io_) {}
+      log_flush_(io_),
+      timing_(options.metrics != nullptr || options.tracer != nullptr || options.server_timing) {
+  writer_.dates().count_refreshes_in(&counters_.date_refreshes);
+  if (options_.metrics) options_.metrics->attach(&counters_);
+}
 
 worker::~worker() {
   join();
   log_.flush();
+  if (options_.metrics) options_.metrics->detach(&counters_);
 }
 
 // A batch goes to the writer thread when it is full or, at the latest, a second
@@ -59,8 +64,10 @@ void worker::adopt(tcp::socket socket, const tcp::endpoint& peer) {
   }
   boost::system::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
+  worker_counters::bump(counters_.connections_accepted);
   auto c = std::make_shared<connection>(*this, std::move(socket), peer);
   connections_.insert(c.get());
+  counters_.connections_open.store(connections_.size(), std::memory_order_relaxed);
   c->start();
 }
 
@@ -117,6 +124,7 @@ void worker::drain() {
 
 void worker::closed(connection& c) noexcept {
   connections_.erase(&c);
+  counters_.connections_open.store(connections_.size(), std::memory_order_relaxed);
   core_.connection_closed();
   finish_drain_if_idle();
 }

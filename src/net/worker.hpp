@@ -2,6 +2,7 @@
 // One worker = one thread running one io_context. It owns its connections'
 // timeout lists, the Date/Server writer, and nothing another thread touches.
 
+#include <stet/metrics.hpp>
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
 
@@ -35,6 +36,10 @@ class worker {
   /// Records one exchange in the access log (sampled first; no-op when off).
   void log_access(const access_record& r);
   bool logging() const noexcept { return log_.enabled(); }
+  worker_counters& counters() noexcept { return counters_; }
+  /// Whether connections measure phase durations (metrics, tracer or Server-Timing need them).
+  bool timing() const noexcept { return timing_; }
+  stet::tracer* tracer() const noexcept { return options_.tracer.get(); }
 
   void start_thread();
   void join();
@@ -68,6 +73,8 @@ class worker {
   steady::time_point tick_due_ = steady::time_point::max();
   asio::steady_timer drain_deadline_;
   access_log log_;
+  worker_counters counters_;
+  bool timing_;
   asio::steady_timer log_flush_;
   bool log_flush_armed_ = false;
   bool draining_ = false;

@@ -49,9 +49,10 @@ std::size_t response_size(raw_client& client, std::string_view request) {
   return size;
 }
 
-std::uint64_t allocations_over_1000_requests(std::string_view target) {
+std::uint64_t allocations_over_1000_requests(std::string_view target, bool observed = false) {
   stet::server_options options = stet::test::test_options();
   options.threads = 1;
+  if (observed) options.metrics = std::make_shared<stet::metrics>();
   running_server server(hot_routes(), options);
   raw_client client(server.port());
   EXPECT_TRUE(client.connected());
@@ -70,6 +71,7 @@ std::uint64_t allocations_over_1000_requests(std::string_view target) {
 
 TEST(ZeroAllocation, KeepAlivePlaintext) { EXPECT_EQ(allocations_over_1000_requests("/plaintext"), 0u); }
 TEST(ZeroAllocation, KeepAliveJson) { EXPECT_EQ(allocations_over_1000_requests("/json"), 0u); }
+TEST(ZeroAllocation, KeepAliveWithMetricsOn) { EXPECT_EQ(allocations_over_1000_requests("/plaintext", true), 0u); }
 TEST(ZeroAllocation, CounterSeesAnAllocatingHandler) {
   EXPECT_GE(allocations_over_1000_requests("/allocating"), 1000u);
 }

@@ -1,0 +1,126 @@
+// Metrics exposition, phase timings, Server-Timing and the tracer hook.
+#include <stet/stet.hpp>
+
+#include "support/http_client.hpp"
+#include "support/prometheus_check.hpp"
+#include "support/test_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+namespace {
+
+using stet::test::check_prometheus_text;
+using stet::test::raw_client;
+using stet::test::running_server;
+
+stet::router routes_with_metrics(const std::shared_ptr<stet::metrics>& m) {
+  stet::router r;
+  r.get("/ok", [](stet::request&) { return stet::response::text("ok"); });
+  r.get("/-/metrics", [m](stet::request&) { return m->respond(); });
+  return r;
+}
+
+TEST(Metrics, ExpositionParsesAndCounts) {
+  auto m = std::make_shared<stet::metrics>();
+  stet::server_options o = stet::test::test_options();
+  o.metrics = m;
+  running_server server(routes_with_metrics(m), o);
+  raw_client client(server.port());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(client.request("GET", "/ok"));
+  ASSERT_TRUE(client.request("GET", "/missing"));
+  const auto r = client.request("GET", "/-/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+  const auto parsed = check_prometheus_text(r->body);
+  for (const std::string& e : parsed.errors) ADD_FAILURE() << e;
+  EXPECT_EQ(parsed.value("stet_requests_total{status=\"200\"}"), 5);
+  EXPECT_EQ(parsed.value("stet_requests_total{status=\"404\"}"), 1);
+  EXPECT_EQ(parsed.value("stet_connections_open"), 1);
+  EXPECT_EQ(parsed.value("stet_connections_accepted_total"), 1);
+  // Read inside the 7th request's handler: its parse is recorded, its handler and write not yet.
+  EXPECT_EQ(parsed.value("stet_phase_seconds_count{phase=\"parse\"}"), 7);
+  EXPECT_EQ(parsed.value("stet_phase_seconds_count{phase=\"handler\"}"), 6);
+  EXPECT_EQ(parsed.value("stet_phase_seconds_count{phase=\"write\"}"), 6);
+  EXPECT_EQ(parsed.value("stet_phase_seconds_bucket{phase=\"parse\",le=\"+Inf\"}"), 7);
+  EXPECT_GE(parsed.value("stet_cache_misses_total{cache=\"date\"}"), 1);
+  EXPECT_EQ(parsed.types.at("stet_phase_seconds"), "histogram");
+}
+
+TEST(Metrics, CollectorsAddTheirSamples) {
+  auto m = std::make_shared<stet::metrics>();
+  m->add_collector([](std::vector<stet::metric_sample>& out) {
+    out.push_back({"stet_cache_hits_total", "Cache hits.", "counter", R"(cache="test")", 42});
+  });
+  const auto parsed = check_prometheus_text(m->text());
+  for (const std::string& e : parsed.errors) ADD_FAILURE() << e;
+  EXPECT_EQ(parsed.value("stet_cache_hits_total{cache=\"test\"}"), 42);
+}
+
+TEST(Metrics, CheckerRejectsMalformedText) {
+  EXPECT_FALSE(check_prometheus_text("x 1\n").errors.empty());                         // no TYPE
+  EXPECT_FALSE(check_prometheus_text("# TYPE x counter\nx{a=b} 1\n").errors.empty());  // unquoted label
+  EXPECT_FALSE(check_prometheus_text("# TYPE x counter\nx one\n").errors.empty());     // bad value
+  EXPECT_FALSE(check_prometheus_text("# TYPE x counter\nx 1").errors.empty());         // no final newline
+}
+
+TEST(Metrics, ServerTimingOnlyWhenEnabled) {
+  stet::router r;
+  r.get("/ok", [](stet::request&) { return stet::response::text("ok"); });
+  {
+    running_server server(r);
+    raw_client client(server.port());
+    const auto res = client.request("GET", "/ok");
+    ASSERT_TRUE(res);
+    EXPECT_FALSE(res->header("server-timing"));
+  }
+  stet::server_options o = stet::test::test_options();
+  o.server_timing = true;
+  running_server server(r, o);
+  raw_client client(server.port());
+  const auto res = client.request("GET", "/ok");
+  ASSERT_TRUE(res);
+  const auto timing = res->header("server-timing");
+  ASSERT_TRUE(timing);
+  EXPECT_EQ(timing->rfind("parse;dur=", 0), 0u) << *timing;
+  EXPECT_NE(timing->find(", handler;dur="), std::string::npos) << *timing;
+}
+
+class recording_tracer final : public stet::tracer {
+ public:
+  void on_phase(const stet::request* req, stet::phase p, std::chrono::steady_clock::time_point start,
+                std::chrono::steady_clock::time_point end) noexcept override {
+    std::lock_guard lock(mutex);
+    spans.push_back({p, req != nullptr ? std::string(req->path()) : std::string(), end >= start});
+  }
+  struct span {
+    stet::phase p;
+    std::string path;
+    bool ordered;
+  };
+  std::mutex mutex;
+  std::vector<span> spans;
+};
+
+TEST(Metrics, TracerSeesEveryPhase) {
+  auto t = std::make_shared<recording_tracer>();
+  stet::server_options o = stet::test::test_options();
+  o.tracer = t;
+  stet::router r;
+  r.get("/ok", [](stet::request&) { return stet::response::text("ok"); });
+  {
+    running_server server(r, o);
+    raw_client client(server.port());
+    ASSERT_TRUE(client.request("GET", "/ok"));
+  }
+  std::lock_guard lock(t->mutex);
+  ASSERT_EQ(t->spans.size(), 3u);
+  EXPECT_EQ(t->spans[0].p, stet::phase::parse);
+  EXPECT_EQ(t->spans[0].path, "/ok");
+  EXPECT_EQ(t->spans[1].p, stet::phase::handler);
+  EXPECT_EQ(t->spans[2].p, stet::phase::write);
+  for (const auto& s : t->spans) EXPECT_TRUE(s.ordered);
+}
+
+}  // namespace
