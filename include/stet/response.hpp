@@ -2,8 +2,10 @@
 /// @file stet::response: status, header fields and body of one answer.
 
 #include <stet/detail/pooled_string.hpp>
+#include <stet/json.hpp>
 #include <stet/status.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +76,42 @@ class response {
   bool close_ = false;
   detail::pooled_string fields_;
   detail::pooled_string body_;
+
+  // JSON bodies (stet/json.hpp).
+ public:
+  /// `value` written as JSON straight into the pooled body buffer, with
+  /// Content-Type: application/json; no allocation in the steady state. If the
+  /// writer reports a problem (stet::json::errc) the answer is a 500 with a JSON
+  /// error body instead.
+  template <stet::json::serializable T>
+  static response json(const T& value, stet::status s = stet::status::ok);
+  /// A JSON body written by `fill(stet::json::writer&)` into the pooled body
+  /// buffer; as json(value). `fill` must write exactly one value.
+  template <stet::json::fill_function Fill>
+  static response json(stet::status s, Fill&& fill);
+  /// json(status::ok, fill).
+  template <stet::json::fill_function Fill>
+  static response json(Fill&& fill) {
+    return json(stet::status::ok, std::forward<Fill>(fill));
+  }
+
+ private:
+  static response json_failure(stet::json::errc e);
 };
+
+template <stet::json::serializable T>
+response response::json(const T& value, stet::status s) {
+  return json(s, [&value](stet::json::writer& w) { w.value(value); });
+}
+
+template <stet::json::fill_function Fill>
+response response::json(stet::status s, Fill&& fill) {
+  response r(s);
+  stet::json::writer w(r.body_buffer());
+  std::invoke(std::forward<Fill>(fill), w);
+  if (!w.ok() || !w.complete()) return json_failure(w.error());
+  r.append_field("Content-Type", "application/json");
+  return r;
+}
 
 }  // namespace stet
