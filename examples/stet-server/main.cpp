@@ -67,7 +67,10 @@ stet::router make_routes(const std::shared_ptr<stet::metrics>& metrics) {
   stet::router routes;
   routes.get("/-/metrics", [metrics](stet::request&) { return metrics->respond(); });
   routes.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
-  routes.get("/json", [](stet::request&) { return stet::response::json_text(R"({"message":"Hello, World!"})"); });
+  routes.get("/json", [](stet::request&) {
+    return stet::response::json(
+        [](stet::json::writer& w) { w.begin_object().member("message", "Hello, World!").end_object(); });
+  });
   routes.get("/healthz", [](stet::request&) { return stet::response::text("ok"); });
   routes.get("/stream", csv_stream);
   routes.get("/-/versions.json",

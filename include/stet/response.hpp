@@ -2,10 +2,12 @@
 /// @file stet::response: status, header fields and body of one answer.
 
 #include <stet/detail/pooled_string.hpp>
+#include <stet/json.hpp>
 #include <stet/status.hpp>
 #include <stet/stream.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +48,22 @@ class response {
   static response html(std::string_view body, stet::status s = stet::status::ok);
   /// `json`, already serialised, as application/json.
   static response json_text(std::string_view json, stet::status s = stet::status::ok);
+  /// `value` written as JSON straight into the pooled body buffer, with
+  /// Content-Type: application/json; no allocation in the steady state. If the
+  /// writer reports a problem (stet::json::errc) the answer is a 500 with a JSON
+  /// error body instead.
+  template <stet::json::serializable T>
+  static response json(const T& value, stet::status s = stet::status::ok);
+  /// A JSON body written by `fill(stet::json::writer&)` into the pooled body
+  /// buffer; as json(value). `fill` must write exactly one value.
+  template <stet::json::fill_function Fill>
+  static response json(stet::status s, Fill&& fill);
+  /// json(status::ok, fill).
+  template <stet::json::fill_function Fill>
+  static response json(Fill&& fill) {
+    return json(stet::status::ok, std::forward<Fill>(fill));
+  }
+
   /// A redirect (301, 302, 303, 307 or 308) to `location`.
   static response redirect(stet::status s, std::string_view location);
 
@@ -116,6 +134,23 @@ class response {
   std::uint64_t file_offset_ = 0;
   std::uint64_t file_length_ = 0;
   stream_producer producer_;
+
+  static response json_failure(stet::json::errc e);
 };
+
+template <stet::json::serializable T>
+response response::json(const T& value, stet::status s) {
+  return json(s, [&value](stet::json::writer& w) { w.value(value); });
+}
+
+template <stet::json::fill_function Fill>
+response response::json(stet::status s, Fill&& fill) {
+  response r(s);
+  stet::json::writer w(r.body_buffer());
+  std::invoke(std::forward<Fill>(fill), w);
+  if (!w.ok() || !w.complete()) return json_failure(w.error());
+  r.append_field("Content-Type", "application/json");
+  return r;
+}
 
 }  // namespace stet
