@@ -184,7 +184,17 @@ bool raw_client::wait_closed(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (fill(deadline)) {
   }
-  return eof_;
+  return eof_ && pending_.empty();
+}
+
+bool raw_client::quiet_for(std::chrono::milliseconds period) {
+  if (!pending_.empty() || eof_) return false;
+  return !fill(std::chrono::steady_clock::now() + period) && !eof_;
+}
+
+std::string raw_client::read_once(std::chrono::milliseconds timeout) {
+  if (pending_.empty()) fill(std::chrono::steady_clock::now() + timeout);
+  return std::exchange(pending_, {});
 }
 
 std::optional<http_response> raw_client::request(std::string_view method, std::string_view target,

@@ -43,8 +43,14 @@ class raw_client {
                                              std::chrono::milliseconds timeout = std::chrono::seconds(5));
   /// Reads until the peer closes; returns everything received (also what was buffered).
   std::string read_until_close(std::chrono::milliseconds timeout = std::chrono::seconds(5));
-  /// True when the peer closes (EOF or reset) within `timeout`, with nothing else arriving.
+  /// True when the peer closes (EOF or reset) within `timeout` and no unread
+  /// bytes are left (none buffered, none arriving).
   bool wait_closed(std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  /// True when neither bytes nor EOF arrive for `period`.
+  bool quiet_for(std::chrono::milliseconds period);
+  /// The bytes of a single recv() (after waiting up to `timeout` for any), plus
+  /// anything still buffered; shows how the peer's writes were coalesced.
+  std::string read_once(std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
   /// One request with Host and the given method and target; returns the response.
   std::optional<http_response> request(std::string_view method, std::string_view target,

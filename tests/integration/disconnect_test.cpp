@@ -1,0 +1,145 @@
+// Clients that vanish mid-request or mid-response cost only their own connection.
+
+#include "support/expectations.hpp"
+#include "support/http_client.hpp"
+#include "support/test_routes.hpp"
+#include "support/test_server.hpp"
+
+#include <sys/socket.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace {
+
+using namespace std::chrono_literals;
+using namespace stet::test;
+
+/// Makes the next close() send RST instead of FIN.
+void arm_reset(raw_client& client) {
+  const linger abort_on_close{1, 0};
+  ::setsockopt(client.fd(), SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof abort_on_close);
+}
+
+class Disconnect : public ::testing::Test {
+ protected:
+  /// Sends `bytes` on a fresh connection, then closes it (with RST if `reset`).
+  void send_and_vanish(std::string_view bytes, bool reset = false) {
+    raw_client client(server_.port());
+    ASSERT_TRUE(client.send(bytes));
+    if (reset) arm_reset(client);
+  }
+
+  /// The server forgot every connection and still serves new ones.
+  void expect_recovered() {
+    EXPECT_TRUE(eventually([&] { return server_.get().open_connections() == 0; }))
+        << server_.get().open_connections() << " connections left open";
+    expect_still_serving(server_.port());
+  }
+
+  test_app app_;
+  running_server server_{app_.routes()};
+};
+
+TEST_F(Disconnect, MidHead) {
+  send_and_vanish("GET /plaintext HTTP/1.1\r\nHo");
+  expect_recovered();
+  EXPECT_EQ(app_.handled(), 1u);  // expect_recovered's own request
+}
+
+TEST_F(Disconnect, MidHeadWithReset) {
+  send_and_vanish("GET /plaintext HTTP/1.1\r\nHo", true);
+  expect_recovered();
+}
+
+TEST_F(Disconnect, MidContentLengthBody) {
+  send_and_vanish("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\nonly a little");
+  expect_recovered();
+  EXPECT_EQ(app_.handled(), 1u);
+}
+
+TEST_F(Disconnect, MidChunkedBody) {
+  send_and_vanish(chunked_head("/echo") + chunk("abc") + "100\r\npartial", true);
+  expect_recovered();
+  EXPECT_EQ(app_.handled(), 1u);
+}
+
+TEST_F(Disconnect, MidLargeResponse) {
+  {
+    raw_client client(server_.port());
+    ASSERT_TRUE(client.send(get_request("/bytes?" + std::to_string(16 * 1024 * 1024))));
+    EXPECT_FALSE(client.read_once().empty());
+  }
+  expect_recovered();
+}
+
+TEST_F(Disconnect, MidLargeResponseWithReset) {
+  {
+    raw_client client(server_.port());
+    ASSERT_TRUE(client.send(get_request("/bytes?" + std::to_string(16 * 1024 * 1024))));
+    EXPECT_FALSE(client.read_once().empty());
+    arm_reset(client);
+  }
+  expect_recovered();
+}
+
+TEST_F(Disconnect, WithManyPipelinedRequestsUnanswered) {
+  std::string batch;
+  for (int i = 0; i < 64; ++i) batch += get_request("/bytes?65536");
+  send_and_vanish(batch, true);
+  expect_recovered();
+}
+
+TEST_F(Disconnect, HalfClosedClientStillGetsEveryAnswer) {
+  // Shutting down only the sending side says "no more requests", not "stop answering".
+  raw_client client(server_.port());
+  std::string batch;
+  for (int i = 0; i < 20; ++i) batch += get_request("/bytes?65536");
+  ASSERT_TRUE(client.send(batch));
+  client.shutdown_write();
+  const std::string expected = pattern_bytes(65536);
+  for (int i = 0; i < 20; ++i) {
+    const auto r = client.read_response();
+    ASSERT_TRUE(r) << "response " << i;
+    ASSERT_TRUE(r->body == expected) << "response " << i;
+  }
+  EXPECT_TRUE(client.wait_closed());
+}
+
+TEST_F(Disconnect, ManyVanishingClientsInARow) {
+  for (int i = 0; i < 50; ++i) {
+    switch (i % 4) {
+      case 0: send_and_vanish("GET /plaint"); break;
+      case 1: send_and_vanish("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 50\r\n\r\nabc", true); break;
+      case 2: send_and_vanish(get_request("/bytes?1000000"), true); break;
+      default: send_and_vanish(""); break;
+    }
+  }
+  expect_recovered();
+}
+
+TEST(DisconnectDuringHandler, ResponseToAGoneClientIsDropped) {
+  std::atomic<bool> entered{false};
+  stet::router routes;
+  routes.get("/slow", [&](stet::request&) {
+    entered = true;
+    std::this_thread::sleep_for(100ms);
+    return stet::response::text(pattern_bytes(1024 * 1024));
+  });
+  routes.get("/plaintext", [](stet::request&) { return stet::response::text(hello_body); });
+  running_server server(std::move(routes));
+  {
+    raw_client client(server.port());
+    ASSERT_TRUE(client.send(get_request("/slow")));
+    ASSERT_TRUE(eventually([&] { return entered.load(); }));
+    arm_reset(client);
+  }
+  EXPECT_TRUE(eventually([&] { return server.get().open_connections() == 0; }));
+  expect_still_serving(server.port());
+}
+
+}  // namespace
