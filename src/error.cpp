@@ -19,7 +19,7 @@ class stet_category final : public std::error_category {
       case error::missing_host: return "HTTP/1.1 request without Host";
       case error::duplicate_host: return "more than one Host header";
       case error::bad_content_length: return "invalid or conflicting Content-Length";
-      case error::bad_transfer_encoding: return "Transfer-Encoding must end in chunked";
+      case error::bad_transfer_encoding: return "invalid Transfer-Encoding (HTTP/1.1 only, chunked last and once)";
       case error::unsupported_transfer_encoding: return "transfer coding not implemented";
       case error::bad_chunk: return "malformed chunked body";
       case error::target_too_long: return "request-target too long";

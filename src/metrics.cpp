@@ -9,7 +9,7 @@ namespace stet {
 std::string_view to_string(phase p) noexcept {
   switch (p) {
     case phase::parse: return "parse";
-    case phase::handler: return "handler";
+    case phase::handle: return "handler";
     case phase::write: return "write";
   }
   return "unknown";

@@ -19,7 +19,7 @@ namespace stet {
 /// The phases of one request whose durations stet records.
 enum class phase : std::uint8_t {
   parse,    ///< first byte of the request read -> request complete
-  handler,  ///< routing and the handler
+  handle,   ///< routing and the handler
   write,    ///< response queued -> written to the socket (shared by a pipelined batch)
 };
 inline constexpr std::size_t phase_count = 3;

@@ -2,6 +2,7 @@
 
 #include "http/token.hpp"
 
+#include <cctype>
 #include <cstring>
 
 namespace stet::detail {
@@ -24,13 +25,36 @@ stet::method from_llhttp(std::uint8_t m) noexcept {
   }
 }
 
-// Host = uri-host [ ":" port ]: reg-name, IPv4 or an IP-literal in brackets.
+bool is_reg_name_char(char c) noexcept {
+  // RFC 3986 unreserved / pct-encoded / sub-delims
+  return std::isalnum(static_cast<unsigned char>(c)) ||
+         std::string_view("-._~%!$&'()*+,;=").find(c) != std::string_view::npos;
+}
+
+// Host = uri-host [ ":" port ] (RFC 9112 3.2): a reg-name or IPv4 address, or an
+// IP-literal in brackets; the port is digits only. An empty Host is allowed.
 bool valid_host(std::string_view host) noexcept {
-  for (char c : host) {
-    const bool ok = is_tchar(c) || c == ':' || c == '[' || c == ']';
-    if (!ok || c == '/' || c == '@') return false;
+  std::string_view port;
+  if (!host.empty() && host.front() == '[') {
+    const std::size_t close = host.find(']');
+    if (close == std::string_view::npos) return false;
+    for (char c : host.substr(1, close - 1)) {
+      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return false;
+    }
+    const std::string_view rest = host.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') return false;
+    port = rest.empty() ? rest : rest.substr(1);
+  } else {
+    const std::size_t colon = host.find(':');
+    for (char c : host.substr(0, colon)) {
+      if (!is_reg_name_char(c)) return false;
+    }
+    port = colon == std::string_view::npos ? std::string_view() : host.substr(colon + 1);
   }
-  return true;
+  for (char c : port) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return port.size() <= 5;
 }
 
 }  // namespace
@@ -39,6 +63,9 @@ request_parser::request_parser(const parser_limits& limits) : limits_(limits) {
   fields_.resize(limits.max_header_count + 1);
   llhttp_init(&parser_, HTTP_REQUEST, &settings());
   parser_.data = this;
+  // llhttp 8.1 rejects HTTP/1.2 outright; RFC 9110 2.5 says to answer a higher
+  // minor version as the highest we speak. Versions are checked in on_headers_complete.
+  parser_.lenient_flags |= LENIENT_VERSION;
 }
 
 const llhttp_settings_t& request_parser::settings() noexcept {
@@ -54,6 +81,8 @@ const llhttp_settings_t& request_parser::settings() noexcept {
     s.on_header_value_complete = &on_header_value_complete;
     s.on_headers_complete = &on_headers_complete;
     s.on_body = &on_body;
+    s.on_chunk_extension_name = &on_chunk_extension;
+    s.on_chunk_extension_value = &on_chunk_extension;
     s.on_message_complete = &on_message_complete;
     return s;
   }();
@@ -83,7 +112,13 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
     llhttp_resume(&parser_);
     if (in_message_) {
       head_end_ = begin + consumed;
+      if (head_end_ - message_start_ > limits_.max_header_bytes) return refuse(error::header_too_large, consumed);
       return {event::head_complete, consumed};
+    }
+    // Without a body the message ends where its head ends: the head's exact size
+    // (final CRLF included) is known only now.
+    if (!paused_at_head_ && begin + consumed - message_start_ > limits_.max_header_bytes) {
+      return refuse(error::header_too_large, consumed);
     }
     return {event::message_complete, consumed};
   }
@@ -94,8 +129,18 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
     keep_alive_ = false;
     return {event::message_complete, consumed};
   }
-  // A callback of ours that refused the input has already said why.
+  // A callback of ours that refused the input has already said why; only a
+  // version refusal is re-checked against the request line (e.g. "GET /\r\n"
+  // parses as HTTP/0.9 but is a malformed line, not another version).
   if (!refused_) failure_ = classify(code, buffer + message_start_, end - message_start_);
+  if (failure_ == error::bad_version && !looks_like_other_version(buffer + message_start_, end - message_start_)) {
+    failure_ = error::bad_request;
+  }
+  return {event::failed, consumed};
+}
+
+request_parser::result request_parser::refuse(stet::error e, std::size_t consumed) noexcept {
+  fail(e);
   return {event::failed, consumed};
 }
 
@@ -119,7 +164,8 @@ stet::error request_parser::classify(llhttp_errno_t code, const char* message, s
       const bool method_like = space != std::string_view::npos && is_token(line.substr(0, space));
       return method_like ? error::bad_method : error::bad_request;
     }
-    case HPE_INVALID_VERSION: return error::bad_version;
+    case HPE_INVALID_VERSION:
+      return looks_like_other_version(message, length) ? error::bad_version : error::bad_request;
     case HPE_INVALID_URL: return error::bad_target;
     case HPE_INVALID_CONTENT_LENGTH:
     case HPE_UNEXPECTED_CONTENT_LENGTH: return error::bad_content_length;
@@ -128,6 +174,19 @@ stet::error request_parser::classify(llhttp_errno_t code, const char* message, s
     case HPE_INVALID_HEADER_TOKEN: return error::bad_header;
     default: return head_done_ && code != HPE_INVALID_EOF_STATE ? error::bad_chunk : error::bad_request;
   }
+}
+
+// 505 is for a well-formed request line naming a version we do not speak
+// (RFC 9110 15.6.6); anything else wrong in the request line is a 400.
+bool request_parser::looks_like_other_version(const char* message, std::size_t length) noexcept {
+  std::string_view line(message, length);
+  line = line.substr(0, line.find_first_of("\r\n"));
+  const std::size_t space = line.rfind(' ');
+  if (space == std::string_view::npos || line.find(' ') == space) return false;  // needs method SP target SP version
+  const std::string_view version = line.substr(space + 1);
+  return version.size() == 8 && version.substr(0, 5) == "HTTP/" &&
+         std::isdigit(static_cast<unsigned char>(version[5])) && version[6] == '.' &&
+         std::isdigit(static_cast<unsigned char>(version[7]));
 }
 
 int request_parser::fail(stet::error e) noexcept {
@@ -169,6 +228,7 @@ int request_parser::on_message_begin(llhttp_t* p) noexcept {
   s.content_length_ = 0;
   s.failure_ = error::bad_request;
   s.refused_ = false;
+  s.paused_at_head_ = false;
   s.body_->clear();
   return 0;
 }
@@ -236,19 +296,21 @@ int request_parser::on_headers_complete(llhttp_t* p) noexcept {
   request_parser& s = self(p);
   s.head_done_ = true;
   s.method_ = from_llhttp(p->method);
-  s.version_ = p->http_major * 10u + p->http_minor;
+  if (p->http_major != 1) return s.fail(error::bad_version);
+  s.version_ = p->http_minor == 0 ? 10 : 11;
   s.keep_alive_ = llhttp_should_keep_alive(p) != 0;
   s.upgrade_ = p->upgrade != 0;
   s.content_length_ = (p->flags & F_CONTENT_LENGTH) ? p->content_length : 0;
-  if (s.version_ != 10 && s.version_ != 11) return s.fail(error::bad_version);
   if (const int rc = s.check_head(); rc != 0) return rc;
   if (const int rc = s.check_framing(); rc != 0) return rc;
   if (s.content_length_ > s.limits_.max_body_bytes) return s.fail(error::body_too_large);
   if (s.method_ == stet::method::connect) return 0;  // answered 405 by the connection, then closed
   const bool has_body = (p->flags & F_CHUNKED) != 0 || s.content_length_ > 0;
-  // Pause only when the caller must act before the body: to know where the head
-  // ends (so body bytes can be dropped from the buffer) or to send 100 Continue.
-  return (has_body || s.expect_continue_) ? HPE_PAUSED : 0;
+  // Pause only when a body follows: the caller learns where the head ends (so
+  // body bytes can be dropped from the buffer) and may send 100 Continue. A
+  // request without a body needs no 100 (RFC 9110 10.1.1) and completes at once.
+  s.paused_at_head_ = has_body;
+  return has_body ? HPE_PAUSED : 0;
 }
 
 // Host and Expect: the fields whose rules RFC 9110/9112 put on the server.
@@ -303,6 +365,16 @@ int request_parser::check_framing() noexcept {
   if (version_ == 10) return fail(error::bad_transfer_encoding);
   if (!iequals(last_coding, "chunked") || chunked_count != 1) return fail(error::bad_transfer_encoding);
   if (unknown_coding) return fail(error::unsupported_transfer_encoding);
+  return 0;
+}
+
+// Chunk extensions carry nothing stet uses, but a peer could send them without
+// end: they count against the same budget as trailers (RFC 9112 7.1.1).
+int request_parser::on_chunk_extension(llhttp_t* p, const char* at, std::size_t length) noexcept {
+  request_parser& s = self(p);
+  s.trailer_bytes_ += length;
+  if (s.trailer_bytes_ > s.limits_.max_header_bytes) return s.fail(error::bad_chunk);
+  (void)at;
   return 0;
 }
 

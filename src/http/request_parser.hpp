@@ -100,10 +100,13 @@ class request_parser {
   static int on_header_value_complete(llhttp_t*) noexcept;
   static int on_headers_complete(llhttp_t*) noexcept;
   static int on_body(llhttp_t*, const char*, std::size_t) noexcept;
+  static int on_chunk_extension(llhttp_t*, const char*, std::size_t) noexcept;
   static int on_message_complete(llhttp_t*) noexcept;
   static const llhttp_settings_t& settings() noexcept;
 
   int fail(stet::error e) noexcept;
+  result refuse(stet::error e, std::size_t consumed) noexcept;
+  static bool looks_like_other_version(const char* message, std::size_t length) noexcept;
   bool head_bytes_ok(const char* at, std::size_t length) noexcept;
   span extend(span s, const char* at, std::size_t length) const noexcept;
   int check_head() noexcept;
@@ -120,7 +123,9 @@ class request_parser {
   std::size_t trailer_bytes_ = 0;
 
   bool in_message_ = false;
-  bool refused_ = false;  // a callback of ours stopped the parse; failure_ says why
+  bool refused_ = false;
+  bool paused_at_head_ = false;  // the current message paused after its head (it has a body)  // a callback of ours
+                                 // stopped the parse; failure_ says why
   bool head_done_ = false;
   bool target_done_ = false;
   bool field_open_ = false;

@@ -193,11 +193,12 @@ bool connection::on_head_complete() {
 
 void connection::on_message_complete() {
   ++served_;
-  if (!request_ready_ && !prepare_request()) {
+  // Always from the head as it lies now: make_room() may have moved the buffer
+  // since a 100-continue decision looked at it.
+  if (!prepare_request()) {
     fail(error::bad_target);
     return;
   }
-  request_ready_ = false;
   request_access::set_body(request_, body_);
 
   const server_options& options = owner_.options();
@@ -219,7 +220,7 @@ void connection::on_message_complete() {
     response r = owner_.routes().handle(request_);
     if (timing) {
       const steady::time_point handled = steady::now();
-      record_phase(stet::phase::handler, parsed, handled, &request_);
+      record_phase(stet::phase::handle, parsed, handled, &request_);
       if (owner_.options().server_timing) {
         const std::chrono::duration<double, std::milli> parse_ms = parsed - message_start_time_;
         const std::chrono::duration<double, std::milli> handler_ms = handled - parsed;
@@ -282,7 +283,6 @@ bool connection::prepare_request() {
   if (!path) return false;
   request_access::set_target(request_, target, raw_path, *path, query);
   request_access::set_host(request_, authority.empty() ? request_.header("host").value_or("") : authority);
-  request_ready_ = true;
   return true;
 }
 

@@ -81,7 +81,6 @@ class connection : public std::enable_shared_from_this<connection> {
   std::pmr::monotonic_buffer_resource arena_;
   std::vector<header_field> fields_;
   request request_;
-  bool request_ready_ = false;
 
   // Output: heads and small bodies are copied into out_; large bodies stay in
   // their response and are gathered into the same write.

@@ -73,10 +73,10 @@ class worker {
   steady::time_point tick_due_ = steady::time_point::max();
   asio::steady_timer drain_deadline_;
   access_log log_;
-  worker_counters counters_;
-  bool timing_;
   asio::steady_timer log_flush_;
   bool log_flush_armed_ = false;
+  worker_counters counters_;
+  bool timing_;
   bool draining_ = false;
 
   std::unordered_set<connection*> connections_;

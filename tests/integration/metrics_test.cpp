@@ -118,7 +118,7 @@ TEST(Metrics, TracerSeesEveryPhase) {
   ASSERT_EQ(t->spans.size(), 3u);
   EXPECT_EQ(t->spans[0].p, stet::phase::parse);
   EXPECT_EQ(t->spans[0].path, "/ok");
-  EXPECT_EQ(t->spans[1].p, stet::phase::handler);
+  EXPECT_EQ(t->spans[1].p, stet::phase::handle);
   EXPECT_EQ(t->spans[2].p, stet::phase::write);
   for (const auto& s : t->spans) EXPECT_TRUE(s.ordered);
 }
