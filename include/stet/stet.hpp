@@ -11,5 +11,6 @@
 #include <stet/router.hpp>
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
+#include <stet/static_files.hpp>
 #include <stet/status.hpp>
 #include <stet/versions.hpp>

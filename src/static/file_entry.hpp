@@ -1,0 +1,76 @@
+#pragma once
+// One version of one file, as the static file cache holds it.
+
+#include <stet/response.hpp>
+
+#include "static/content_hash.hpp"
+
+#include <sys/stat.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace stet::detail {
+
+/// What "the same file" means: any change to any member is a new version. ctime
+/// is included because mtime can be set back (touch -d, rsync -t, tar x) while
+/// the bytes differ; ctime cannot be set by a user.
+struct file_identity {
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+
+  static file_identity of(const struct ::stat& st) noexcept {
+    return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+            static_cast<std::uint64_t>(st.st_size), st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec,
+            st.st_ctim.tv_sec * 1'000'000'000LL + st.st_ctim.tv_nsec};
+  }
+  friend bool operator==(const file_identity&, const file_identity&) = default;
+};
+
+/// A strong ETag for `id`: 16 hex digits of a 64-bit mix of the whole identity
+/// (inode numbers stay private), quoted.
+std::array<char, 18> make_etag(const file_identity& id) noexcept;
+
+/// Everything a response for one file version needs, computed once per version.
+/// Published as shared_ptr<const file_entry>: immutable except the members
+/// marked mutable, which are atomics or guarded by hash_mutex.
+struct file_entry {
+  file_identity id;
+  std::shared_ptr<const std::string> bytes;  ///< contents (small files); null for large ones
+  std::shared_ptr<const file_source> file;   ///< open descriptor (large files); null for small ones
+  std::string_view content_type;             ///< static storage (mime_table)
+  std::array<char, 18> etag{};
+  std::array<char, 29> last_modified{};
+  std::time_t mtime = 0;
+  bool dated = true;         ///< has a Last-Modified (false for the built-in favicon)
+  std::uint64_t charge = 0;  ///< bytes counted against the cache budget
+
+  /// Monotonic ms of the last stat that confirmed `id` (revalidate_interval).
+  mutable std::atomic<std::int64_t> validated_ms{0};
+  /// Which precompressed siblings exist (bit 0: .br, bit 1: .gz), and when that was looked at.
+  mutable std::atomic<std::uint8_t> siblings{0};
+  mutable std::atomic<std::int64_t> siblings_probed_ms{0};
+
+  /// The content hash: computed at most once per entry (so once per version).
+  mutable std::mutex hash_mutex;
+  mutable std::atomic<bool> hash_ready{false};
+  mutable bool hash_queued = false;  ///< guarded by hash_mutex: handed to the background hasher
+  mutable content_digest hash{};     ///< written under hash_mutex before hash_ready is set
+
+  std::string_view etag_view() const noexcept { return {etag.data(), etag.size()}; }
+  std::string_view last_modified_view() const noexcept { return {last_modified.data(), last_modified.size()}; }
+};
+
+inline constexpr std::uint8_t sibling_br = 1;
+inline constexpr std::uint8_t sibling_gz = 2;
+
+}  // namespace stet::detail

@@ -1,0 +1,120 @@
+#include "static/file_response.hpp"
+
+#include "http/token.hpp"
+
+#include <charconv>
+
+namespace stet::detail {
+namespace {
+
+void set_once(std::optional<std::string_view>& slot, std::string_view value) noexcept {
+  if (!slot) slot = value;
+}
+
+// Values here come from the cache entry and the options, all checked once
+// (options at construction); add_header() validates again, and a refusal only
+// drops that one field.
+void add_validators(response& res, const file_reply& r) {
+  res.add_header("ETag", r.representation.etag_view());
+  if (r.representation.dated) res.add_header("Last-Modified", r.representation.last_modified_view());
+  if (!r.cache_control.empty()) res.add_header("Cache-Control", r.cache_control);
+  if (r.vary) res.add_header("Vary", "Accept-Encoding");
+}
+
+// "bytes first-last/size" or "bytes */size".
+std::string_view content_range(const decision& d, std::uint64_t size, std::array<char, 72>& out) noexcept {
+  char* p = out.data();
+  char* const end = out.data() + out.size();
+  p += std::string_view("bytes ").copy(p, 6);
+  if (d.kind == outcome::partial) {
+    p = std::to_chars(p, end, d.offset).ptr;
+    *p++ = '-';
+    p = std::to_chars(p, end, d.offset + d.length - 1).ptr;
+  } else {
+    *p++ = '*';
+  }
+  *p++ = '/';
+  p = std::to_chars(p, end, size).ptr;
+  return {out.data(), static_cast<std::size_t>(p - out.data())};
+}
+
+}  // namespace
+
+static_request_fields read_static_fields(const request& req) noexcept {
+  static_request_fields f;
+  f.conditions.head = req.method() == stet::method::head;
+  for (const header_field& h : req.header_fields()) {
+    const std::string_view n = h.name;
+    switch (n.size()) {
+      case 5:
+        if (iequals(n, "range")) set_once(f.conditions.range, h.value);
+        break;
+      case 8:
+        if (iequals(n, "if-match")) set_once(f.conditions.if_match, h.value);
+        if (iequals(n, "if-range")) set_once(f.conditions.if_range, h.value);
+        break;
+      case 13:
+        if (iequals(n, "if-none-match")) set_once(f.conditions.if_none_match, h.value);
+        break;
+      case 15:
+        if (iequals(n, "accept-encoding")) set_once(f.accept_encoding, h.value);
+        break;
+      case 17:
+        if (iequals(n, "if-modified-since")) set_once(f.conditions.if_modified_since, h.value);
+        break;
+      case 19:
+        if (iequals(n, "if-unmodified-since")) set_once(f.conditions.if_unmodified_since, h.value);
+        break;
+      default: break;
+    }
+  }
+  return f;
+}
+
+representation_facts facts_of(const file_entry& entry) noexcept {
+  representation_facts facts;
+  facts.etag = entry.etag_view();
+  if (entry.dated) facts.last_modified = entry.mtime;
+  facts.size = entry.id.size;
+  return facts;
+}
+
+response build_file_response(const file_reply& r, const decision& d) {
+  const file_entry& e = r.representation;
+  std::array<char, 72> range_text{};
+  switch (d.kind) {
+    case outcome::not_modified: {
+      response res(stet::status::not_modified);
+      add_validators(res, r);
+      return res;
+    }
+    case outcome::precondition_failed: return response(stet::status::precondition_failed);
+    case outcome::range_not_satisfiable: {
+      response res(stet::status::range_not_satisfiable);
+      res.add_header("Content-Range", content_range(d, e.id.size, range_text));
+      res.add_header("Accept-Ranges", "bytes");
+      return res;
+    }
+    case outcome::full:
+    case outcome::partial: break;
+  }
+  const bool partial = d.kind == outcome::partial;
+  response res(partial ? stet::status::partial_content : stet::status::ok);
+  res.add_header("Content-Type", r.content_type);
+  if (!r.content_encoding.empty()) res.add_header("Content-Encoding", r.content_encoding);
+  add_validators(res, r);
+  res.add_header("Accept-Ranges", "bytes");
+  if (partial) res.add_header("Content-Range", content_range(d, e.id.size, range_text));
+  if (e.bytes) {
+    if (partial) {
+      res.set_body(std::string_view(*e.bytes).substr(d.offset, d.length));
+    } else {
+      res.set_shared_body(e.bytes);
+    }
+  } else {
+    res.set_file(e.file, d.offset, d.length);
+  }
+  return res;
+}
+
+}  // namespace stet::detail

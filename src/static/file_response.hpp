@@ -1,0 +1,41 @@
+#pragma once
+// From facts about a file and a conditional/range decision to a response. The
+// handler (static_files.cpp) finds the file; conditional.cpp decides; this
+// file only writes down the answer.
+
+#include <stet/request.hpp>
+#include <stet/response.hpp>
+
+#include "static/conditional.hpp"
+#include "static/file_entry.hpp"
+
+#include <optional>
+#include <string_view>
+
+namespace stet::detail {
+
+/// The request fields the static responder reads, found in one pass over the
+/// header list (first occurrence of each wins).
+struct static_request_fields {
+  request_conditions conditions;
+  std::optional<std::string_view> accept_encoding;
+};
+static_request_fields read_static_fields(const request& req) noexcept;
+
+/// What is being sent.
+struct file_reply {
+  const file_entry& representation;   ///< the file whose bytes go out (the original or a .br/.gz sibling)
+  std::string_view content_type;      ///< of the original file
+  std::string_view content_encoding;  ///< "br", "gzip" or "" for identity
+  bool vary = false;                  ///< siblings exist: caches must key on Accept-Encoding
+  std::string_view cache_control;     ///< "" sends none
+};
+
+/// The validators a decision needs for `entry`.
+representation_facts facts_of(const file_entry& entry) noexcept;
+
+/// The response for `decision` (200, 206, 304, 412 or 416). The body shares the
+/// entry's bytes (whole file) or descriptor; only a range of a small file is copied.
+response build_file_response(const file_reply& reply, const decision& d);
+
+}  // namespace stet::detail
