@@ -35,10 +35,10 @@ SERVERS="${SERVERS:-stet nginx}"
 BASE_PORT="${BASE_PORT:-18490}"
 OUT="${OUT-$root/docs/benchmarks.md}"
 PIPELINE_DEPTH=16  # fixed in pipeline.lua
-STOP_WAIT=60       # callgrind writes its profile at exit: give it time
+STOP_WAIT=60  # read by lib.sh stop_server: callgrind writes its profile at exit, give it time
 
 tmp="$(mktemp -d /tmp/stet-e2e-instr.XXXXXX)"
-# shellcheck source=bench/e2e/lib.sh
+# shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$here/lib.sh"
 
 strace_pid=""
@@ -88,6 +88,7 @@ send_requests() {
 # (Globals, not output: a $(...) subshell could not stop the server on error.)
 callgrind_run() {
   local name="$1" id="$2" count="$3" port="$BASE_PORT" out="$tmp/callgrind.$1.$2.$3"
+  # shellcheck disable=SC2034  # used through a nameref by start
   local vg=(valgrind --tool=callgrind --callgrind-out-file="$out")
   start "$name" "$port" vg off
   wait_idle "${server_pid[$name]}"
@@ -105,7 +106,7 @@ callgrind_run() {
 }
 
 instructions_table() {
-  local name id base n status per
+  local name id base n per
   echo "### User-space instructions per request (callgrind)"
   echo
   echo "$REQUESTS keep-alive requests on one connection; Ir(with requests) − Ir(no request), ÷ $REQUESTS."
@@ -138,8 +139,8 @@ strace_run() {
   strace -c -f -p "$pid" -o "$summary" 2>"$tmp/strace.stderr" &
   strace_pid=$!
   # Wait for the attach before sending anything, or the first requests go uncounted.
-  local i
-  for i in $(seq 50); do
+  local _
+  for _ in $(seq 50); do
     if grep -q attached "$tmp/strace.stderr" 2>/dev/null; then break; fi
     sleep 0.1
   done
@@ -168,7 +169,8 @@ per_unit() {
 }
 
 syscall_table() {
-  local name id pid port="$BASE_PORT" reqs summary units unit total breakdown line
+  local name id pid port="$BASE_PORT" reqs summary units unit total breakdown
+  # shellcheck disable=SC2034  # used through a nameref by start
   local none=()
   echo "### System calls per request (strace -c, steady keep-alive)"
   echo
@@ -195,7 +197,7 @@ syscall_table() {
       log "strace: $name $path ($id)"
       strace_run "$pid" "http://127.0.0.1:$port$path" "$script" "$summary"
       reqs="$traced_requests"
-      [ -n "$reqs" ] && [ "$reqs" -gt 0 ] || die "strace: no requests completed against $name $path"
+      if [ -z "$reqs" ] || [ "$reqs" -eq 0 ]; then die "strace: no requests completed against $name $path"; fi
       units="$reqs"
       if [ "$id" = pipelined ]; then units=$((reqs / PIPELINE_DEPTH)); fi
       IFS=$'\t' read -r total breakdown < <(per_unit "$summary" "$units")

@@ -1,6 +1,9 @@
+# shellcheck shell=bash
 # bench/e2e/lib.sh: shared by run.sh and instructions.sh (sourced, not run).
 # Expects: $root (the repository), $here (bench/e2e) and $tmp (a private temp
 # dir that the caller removes) to be set, and `set -euo pipefail`.
+# shellcheck disable=SC2154  # root, here, tmp and stet_bin come from the caller
+# shellcheck disable=SC2034  # static, stet_bin, stet_static_flag are read by the caller
 
 log() { printf 'e2e: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }

@@ -66,7 +66,7 @@ else
   PLOT="${PLOT:-$root/docs/benchmarks-cpu.png}"
 fi
 
-# shellcheck source=bench/e2e/lib.sh
+# shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$here/lib.sh"
 
 cleanup() {
@@ -106,6 +106,7 @@ start_peer() {
 }
 
 start_servers() {
+  # shellcheck disable=SC2034  # used through a nameref by start_stet
   local i=0 name port core0=(taskset -c 0)
   for name in $SERVERS; do
     port=$((BASE_PORT + i))
@@ -124,23 +125,23 @@ start_servers() {
 }
 
 # ---------------------------------------------------------------- endpoints --
-# id|label|path (paths with @NAME@ are filled in by discover())
-endpoints=(
-  "plaintext|/plaintext|/plaintext"
-  "json|/json|/json"
-  "pipelined|/plaintext pipelined x$PIPELINE_DEPTH|/plaintext"
-  "small|small.txt (100 B)|/static/small.txt"
-  "css|app.css (83 KB)|/static/app.css"
-  "css_hash|app.css?_hash=…|@HASHED_CSS@"
-  "css_304|app.css 304 (If-None-Match)|/static/app.css"
-  "file_1m|1 MiB file|/static/1mib.bin"
-  "file_10m|10 MiB file|/static/10mib.bin"
-  "actor|/-/actor.json (signed cookie)|/-/actor.json"
-  "users|/users/42|/users/42"
+# Every endpoint, in table order, with its label and path. @HASHED_CSS@ is
+# replaced by discover() with the URL stet's page links (or the cell is n/a).
+ep_ids=(plaintext json pipelined small css css_hash css_304 file_1m file_10m actor users)
+declare -A ep_label=(
+  [plaintext]="/plaintext" [json]="/json" [pipelined]="/plaintext pipelined x$PIPELINE_DEPTH"
+  [small]="small.txt (100 B)" [css]="app.css (83 KB)" [css_hash]="app.css?_hash=…"
+  [css_304]="app.css 304 (If-None-Match)" [file_1m]="1 MiB file" [file_10m]="10 MiB file"
+  [actor]="/-/actor.json (signed cookie)" [users]="/users/42"
 )
-ep_field() { local IFS='|'; local -a f; read -r -a f <<<"$1"; echo "${f[$2]}"; }
+declare -A ep_path=(
+  [plaintext]=/plaintext [json]=/json [pipelined]=/plaintext
+  [small]=/static/small.txt [css]=/static/app.css [css_hash]=@HASHED_CSS@
+  [css_304]=/static/app.css [file_1m]=/static/1mib.bin [file_10m]=/static/10mib.bin
+  [actor]=/-/actor.json [users]=/users/42
+)
 
-declare -A ep_path=() ep_header=() ep_status=() skip_reason=()
+declare -A ep_header=() skip_reason=()
 hashed_css=""
 actor_cookie=""
 
@@ -205,13 +206,10 @@ probe() {
 }
 
 probe_all() {
-  local e id path name
-  for e in "${endpoints[@]}"; do
-    id="$(ep_field "$e" 0)"
-    path="$(ep_field "$e" 2)"
-    [ "$path" = "@HASHED_CSS@" ] && [ -n "$hashed_css" ] && path="$hashed_css"
-    ep_path[$id]="$path"
-    for name in $SERVERS; do probe "$name" "$id" "$path"; done
+  local id name
+  if [ -n "$hashed_css" ]; then ep_path[css_hash]="$hashed_css"; fi
+  for id in "${ep_ids[@]}"; do
+    for name in $SERVERS; do probe "$name" "$id" "${ep_path[$id]}"; done
   done
 }
 
@@ -243,17 +241,15 @@ run_cell() {
 }
 
 run_all() {
-  local round e id name cells=0
-  for e in "${endpoints[@]}"; do
-    id="$(ep_field "$e" 0)"
+  local round id name cells=0
+  for id in "${ep_ids[@]}"; do
     for name in $SERVERS; do
       if [ -z "${skip_reason[$name,$id]:-}" ]; then cells=$((cells + 1)); fi
     done
   done
   log "$cells cells x $ROUNDS rounds x ${DURATION}s (+ ${WARMUP}s warm-up each), $CONNECTIONS connections"
   if [ "$WARMUP" != 0 ]; then
-    for e in "${endpoints[@]}"; do
-      id="$(ep_field "$e" 0)"
+    for id in "${ep_ids[@]}"; do
       for name in $SERVERS; do
         if [ -z "${skip_reason[$name,$id]:-}" ]; then run_cell warmup "$name" "$id" "$WARMUP"; fi
       done
@@ -262,8 +258,7 @@ run_all() {
   : > "$results"
   for round in $(seq "$ROUNDS"); do
     log "round $round/$ROUNDS"
-    for e in "${endpoints[@]}"; do
-      id="$(ep_field "$e" 0)"
+    for id in "${ep_ids[@]}"; do
       for name in $SERVERS; do
         if [ -z "${skip_reason[$name,$id]:-}" ]; then run_cell "$round" "$name" "$id" "$DURATION"; fi
       done
@@ -272,7 +267,12 @@ run_all() {
 }
 
 # ------------------------------------------------------------------- report --
-# Medians over rounds, per endpoint and server: id server rps p50 p99 cpu errors(sum)
+# Medians over rounds per endpoint and server, already formatted for the
+# table, loaded into arrays keyed "id,server": rps, p50, p99, cpu (formatted),
+# cpu_raw (for the plot), errs; and ratios of stet to each peer keyed
+# "id,peer": cpu_ratio (stet CPU/req ÷ peer's), rps_ratio (stet req/s ÷ peer's).
+# (All in two awk passes: on a busy 2-core machine every fork counts.)
+declare -A rps=() p50=() p99=() cpu=() cpu_raw=() errs=() cpu_ratio=() rps_ratio=()
 summarise() {
   awk -F'\t' '
     function median(list,   n, a, i, j, t) {
@@ -280,30 +280,35 @@ summarise() {
       for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
+    function us(x) { return x >= 1000 ? sprintf("%.2f ms", x / 1000) : sprintf("%.0f µs", x) }
+    function cpu(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
     { k = $2 "\t" $3; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-      rps[k] = rps[k] " " $5; p50[k] = p50[k] " " $6; p99[k] = p99[k] " " $7; cpu[k] = cpu[k] " " $8; err[k] += $9 }
-    END { for (i = 1; i <= n; i++) { k = order[i]
-      printf "%s\t%.1f\t%.1f\t%.1f\t%.3f\t%d\n", k, median(rps[k]), median(p50[k]), median(p99[k]), median(cpu[k]), err[k] } }
+      r[k] = r[k] " " $5; a[k] = a[k] " " $6; b[k] = b[k] " " $7; c[k] = c[k] " " $8; e[k] += $9 }
+    END { for (i = 1; i <= n; i++) { k = order[i]; m = median(c[k])
+      printf "%s\t%.0f\t%s\t%s\t%s\t%.3f\t%d\n", k, median(r[k]), us(median(a[k])), us(median(b[k])), cpu(m), m, e[k] } }
   ' "$results" > "$tmp/summary.tsv"
+  awk -F'\t' '
+    { r[$1, $2] = $3; c[$1, $2] = $7; ids[$1] = 1; names[$2] = 1 }
+    END { for (id in ids) for (p in names) if (p != "stet" && (id SUBSEP "stet") in r && (id SUBSEP p) in r)
+      printf("%s\t%s\t%s\t%s\n", id, p, c[id, p] > 0 ? sprintf("%.2f", c[id, "stet"] / c[id, p]) : "n/a",
+             r[id, p] > 0 ? sprintf("%.2f", r[id, "stet"] / r[id, p]) : "n/a")
+      if (("actor" SUBSEP "stet") in c && ("json" SUBSEP "stet") in c && c["json", "stet"] > 0)
+        printf "actor\tjson\t%.2f\t\n", c["actor", "stet"] / c["json", "stet"] }
+  ' "$tmp/summary.tsv" > "$tmp/ratios.tsv"
+  local id name a b c d e f
+  while IFS=$'\t' read -r id name a b c d e f; do
+    rps[$id,$name]="$a" p50[$id,$name]="$b" p99[$id,$name]="$c" cpu[$id,$name]="$d" cpu_raw[$id,$name]="$e" errs[$id,$name]="$f"
+  done < "$tmp/summary.tsv"
+  while IFS=$'\t' read -r id name a b; do
+    cpu_ratio[$id,$name]="$a" rps_ratio[$id,$name]="$b"
+  done < "$tmp/ratios.tsv"
 }
 
-# Value of column COL (3=rps 4=p50 5=p99 6=cpu 7=errors) for endpoint and server, or "".
-stat_of() { awk -F'\t' -v id="$1" -v s="$2" -v c="$3" '$1 == id && $2 == s { print $c }' "$tmp/summary.tsv"; }
-
-fmt_rps() { awk -v x="$1" 'BEGIN { printf "%d", x + 0.5 }'; }
-fmt_us() { awk -v x="$1" 'BEGIN { if (x >= 1000) printf "%.2f ms", x / 1000; else printf "%.0f µs", x }'; }
-fmt_cpu() { awk -v x="$1" 'BEGIN { if (x >= 100) printf "%.0f", x; else if (x >= 10) printf "%.1f", x; else printf "%.2f", x }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'; }
-
-server_label() {
-  case "$1" in
-    stet) echo "stet" ;; nginx) echo "nginx" ;; beast) echo "Beast" ;; restinio) echo "RESTinio" ;;
-  esac
-}
+declare -A server_label=([stet]=stet [nginx]=nginx [beast]=Beast [restinio]=RESTinio)
 
 # The generated part of docs/benchmarks.md, between the e2e markers.
 write_tables() {
-  local e id label name rps p50 p99
+  local id label name rate low high p
   echo "### Results (median of $ROUNDS round(s) of ${DURATION} s per cell; $CONNECTIONS connections)"
   echo
   echo "Every stet row is listed (n/a: stet answers 404 there today); a peer's row only where it serves"
@@ -312,53 +317,48 @@ write_tables() {
   echo
   echo "| endpoint | server | req/s | p50 | p99 | server CPU µs/req |"
   echo "|---|---|---:|---:|---:|---:|"
-  for e in "${endpoints[@]}"; do
-    id="$(ep_field "$e" 0)"
-    label="$(ep_field "$e" 1)"
+  for id in "${ep_ids[@]}"; do
+    label="${ep_label[$id]}"
     for name in $SERVERS; do
       if [ -n "${skip_reason[$name,$id]:-}" ]; then
         if [ "$name" = stet ]; then echo "| $label | stet | ${skip_reason[$name,$id]} | | | |"; fi
         continue
       fi
-      rps="$(fmt_rps "$(stat_of "$id" "$name" 3)")"
-      if [ "$(stat_of "$id" "$name" 7)" != 0 ]; then rps="$rps (errors: $(stat_of "$id" "$name" 7))"; fi
-      p50="$(fmt_us "$(stat_of "$id" "$name" 4)")"
-      p99="$(fmt_us "$(stat_of "$id" "$name" 5)")"
-      if [ "$id" = pipelined ]; then p50="—" p99="—"; fi
-      echo "| $label | $(server_label "$name") | $rps | $p50 | $p99 | $(fmt_cpu "$(stat_of "$id" "$name" 6)") |"
+      rate="${rps[$id,$name]}"
+      if [ "${errs[$id,$name]}" != 0 ]; then rate="$rate (errors: ${errs[$id,$name]})"; fi
+      low="${p50[$id,$name]}" high="${p99[$id,$name]}"
+      if [ "$id" = pipelined ]; then low="—" high="—"; fi
+      echo "| $label | ${server_label[$name]} | $rate | $low | $high | ${cpu[$id,$name]} |"
     done
   done
   echo
-  local peers=() p
+  local peers=()
   for p in $SERVERS; do [ "$p" != stet ] && peers+=("$p"); done
   [ ${#peers[@]} -gt 0 ] || return 0
   [[ " $SERVERS " == *" stet "* ]] || return 0
 
   echo "### Ratios: stet CPU/request ÷ peer CPU/request (lower is better for stet)"
   echo
-  printf '| endpoint |'; for p in "${peers[@]}"; do printf ' ÷ %s |' "$(server_label "$p")"; done; echo
+  printf '| endpoint |'; for p in "${peers[@]}"; do printf ' ÷ %s |' "${server_label[$p]}"; done; echo
   printf '|---|'; for p in "${peers[@]}"; do printf -- '---:|'; done; echo
-  for e in "${endpoints[@]}"; do
-    id="$(ep_field "$e" 0)"
-    label="$(ep_field "$e" 1)"
-    printf '| %s |' "$label"
-    for p in "${peers[@]}"; do printf ' %s |' "$(ratio "$(stat_of "$id" stet 6)" "$(stat_of "$id" "$p" 6)")"; done
+  for id in "${ep_ids[@]}"; do
+    printf '| %s |' "${ep_label[$id]}"
+    for p in "${peers[@]}"; do printf ' %s |' "${cpu_ratio[$id,$p]:-n/a}"; done
     echo
   done
   echo
   echo "### Ratios: stet req/s ÷ peer req/s (higher is better for stet)"
   echo
-  printf '| endpoint |'; for p in "${peers[@]}"; do printf ' ÷ %s |' "$(server_label "$p")"; done; echo
+  printf '| endpoint |'; for p in "${peers[@]}"; do printf ' ÷ %s |' "${server_label[$p]}"; done; echo
   printf '|---|'; for p in "${peers[@]}"; do printf -- '---:|'; done; echo
   for id in pipelined file_10m; do
-    for e in "${endpoints[@]}"; do [ "$(ep_field "$e" 0)" = "$id" ] && label="$(ep_field "$e" 1)"; done
-    printf '| %s |' "$label"
-    for p in "${peers[@]}"; do printf ' %s |' "$(ratio "$(stat_of "$id" stet 3)" "$(stat_of "$id" "$p" 3)")"; done
+    printf '| %s |' "${ep_label[$id]}"
+    for p in "${peers[@]}"; do printf ' %s |' "${rps_ratio[$id,$p]:-n/a}"; done
     echo
   done
   echo
   echo "stet \`/-/actor.json\` CPU/request ÷ stet \`/json\` CPU/request:" \
-       "$(ratio "$(stat_of actor stet 6)" "$(stat_of json stet 6)")."
+       "${cpu_ratio[actor,json]:-n/a}."
 }
 
 write_environment() {
@@ -412,24 +412,20 @@ write_report() {
 # 10 MiB file costs thousands of times what /plaintext does).
 write_plot() {
   [ -n "$PLOT" ] || return 0
-  local data="$tmp/plot.dat" e id label name v
+  local data="$tmp/plot.dat" id label name
   {
-    printf 'endpoint'; for name in $SERVERS; do printf '\t%s' "$(server_label "$name")"; done; echo
-    for e in "${endpoints[@]}"; do
-      id="$(ep_field "$e" 0)"
-      label="$(ep_field "$e" 1)"
+    printf 'endpoint'; for name in $SERVERS; do printf '\t%s' "${server_label[$name]}"; done; echo
+    for id in "${ep_ids[@]}"; do
+      label="${ep_label[$id]}"
       printf '%s' "${label// (signed cookie)/}"
-      for name in $SERVERS; do
-        v="$(stat_of "$id" "$name" 6)"
-        printf '\t%s' "${v:--}"
-      done
+      for name in $SERVERS; do printf '\t%s' "${cpu_raw[$id,$name]:--}"; done
       echo
     done
   } > "$data"
   local ncols
   ncols=$(($(wc -w <<<"$SERVERS") + 1))
   gnuplot <<EOF
-set terminal pngcairo size 1400,700 font "DejaVu Sans,11" noenhanced
+set terminal pngcairo size 1600,720 font "DejaVu Sans,11" noenhanced
 set output "$PLOT"
 set title "Server CPU per request (µs, log scale; lower is better), one core each; missing bar = n/a"
 set datafile separator "\t"
@@ -445,7 +441,7 @@ set grid ytics
 set key top left
 set xtics rotate by -30 left
 set bmargin 8
-set xrange [-0.6:${#endpoints[@]} - 0.4]
+set xrange [-0.6:${#ep_ids[@]} - 0.4]
 n = $ncols - 1
 w = 1.0 / (n + 1)
 # Every plot reads line 1 as the header, so $0 counts the same rows for bars and labels.
