@@ -1,0 +1,226 @@
+# shellcheck shell=bash
+# bench/e2e/lib.sh: shared by run.sh and instructions.sh (sourced, not run).
+# Expects: $root (the repository), $here (bench/e2e) and $tmp (a private temp
+# dir that the caller removes) to be set, and `set -euo pipefail`.
+# shellcheck disable=SC2154  # root, here, tmp and stet_bin come from the caller
+# shellcheck disable=SC2034  # static, stet_bin, stet_static_flag are read by the caller
+
+log() { printf 'e2e: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# ---------------------------------------------------------------- processes --
+# Every server a script starts is recorded in server_pid and stopped by its
+# own PID (stop_all_servers, from the caller's EXIT trap); nothing else is
+# ever signalled.
+declare -A server_pid=()
+
+stop_server() {
+  local name="$1" pid="${server_pid[$1]:-}" i
+  [ -n "$pid" ] || return 0
+  unset "server_pid[$name]"
+  kill -TERM "$pid" 2>/dev/null || return 0
+  # Graceful first (stet drains, nginx's master stops its worker; under
+  # valgrind the tool writes its output then), forced after ${STOP_WAIT:-5} s.
+  for i in $(seq $((${STOP_WAIT:-5} * 10))); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+stop_all_servers() {
+  local name
+  for name in "${!server_pid[@]}"; do stop_server "$name"; done
+}
+
+port_in_use() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
+
+# Waits until PID listens on PORT, up to SECONDS (default 10). It looks at the
+# socket table, so no request is sent (instructions.sh counts them).
+wait_listening() {
+  local pid="$1" port="$2" seconds="${3:-10}" i
+  for i in $(seq $((seconds * 10))); do
+    kill -0 "$pid" 2>/dev/null || return 1
+    if port_in_use "$port"; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+# Waits until PID has used no CPU for two looks in a row (up to 60 s): a
+# server under valgrind may listen before its signal handlers are installed
+# (nginx opens its sockets first), and a SIGTERM then would kill it before
+# callgrind writes its profile.
+wait_idle() {
+  local pid="$1" last=-1 now still=0 i
+  for i in $(seq 200); do
+    now="$(cpu_ticks "$pid")"
+    if [ "$now" = "$last" ]; then still=$((still + 1)); else still=0; fi
+    if [ "$still" -ge 2 ]; then return 0; fi
+    last="$now"
+    sleep 0.3
+  done
+}
+
+# utime+stime, in clock ticks, of PID and its children (nginx's worker is a
+# child of the master we hold; the kernel already sums a process's threads).
+cpu_ticks() {
+  local pid="$1" total=0 p fields children
+  children="$(pgrep -P "$pid" || true)"
+  for p in "$pid" $children; do
+    # The fields after the ")" closing the command name: utime is the 12th, stime the 13th.
+    fields="$(sed 's/.*) //' /proc/"$p"/stat 2>/dev/null)" || continue
+    total=$((total + $(awk '{print $12 + $13}' <<<"$fields")))
+  done
+  echo "$total"
+}
+
+# ------------------------------------------------------------------ install --
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+# Installs the Debian packages that are missing, and only those.
+install_packages() {
+  local missing=() p as_root=()
+  for p in "$@"; do have_pkg "$p" || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || die "need root or sudo to install: ${missing[*]}"
+    as_root=(sudo)
+  fi
+  log "installing ${missing[*]}"
+  # On a machine with a running init, Debian's nginx package starts the system
+  # nginx (port 80); the harness never uses or stops that one.
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# ------------------------------------------------------------------- builds --
+# Sets stet_bin: $STET_SERVER if given (CI passes the one it already built),
+# else a Release build in build-release/ (what scripts/serve.sh builds too).
+build_stet() {
+  if [ -n "${STET_SERVER:-}" ]; then
+    [ -x "$STET_SERVER" ] || die "STET_SERVER=$STET_SERVER is not executable"
+    stet_bin="$STET_SERVER"
+    return 0
+  fi
+  "$root/scripts/install-deps.sh"
+  log "building stet-server (Release)"
+  cmake -S "$root" -B "$root/build-release" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DSTET_BUILD_TESTS=OFF -DSTET_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$root/build-release" --target stet-server -j"$(nproc)" >/dev/null
+  stet_bin="$root/build-release/examples/stet-server"
+}
+
+# ------------------------------------------------------------ static files --
+# Sets static: the directory that stet and nginx both serve under /static/.
+# A 100 B text file, a ~83 KB stylesheet (stet's memory cache), and 1 MiB and
+# 10 MiB files (the sendfile path). Deterministic content, made fresh each run.
+make_static_dir() {
+  static="$tmp/static"
+  mkdir -p "$static"
+  head -c 100 < <(yes 'stet end-to-end benchmark: a small text file of exactly one hundred bytes.') > "$static/small.txt"
+  local i
+  for i in $(seq 0 2000); do
+    printf '.c%d { color: #%06x; margin: %dpx %dpx; padding: 0 %dpx; }\n' \
+      "$i" $((i * 2654435761 % 16777216)) $((i % 17)) $((i % 11)) $((i % 7))
+  done > "$static/app.css"
+  truncate -s 84992 "$static/app.css"  # 83 KiB: a big stylesheet, well under stet's 1 MiB cache limit
+  # (yes | head: head closing the pipe is the normal end, hence "|| true" under pipefail.)
+  yes 'stet e2e benchmark payload 0123456789abcdefghijklmnopqrstuvwxyz' | head -c 1048576 > "$static/1mib.bin" || true
+  yes 'stet e2e benchmark payload 0123456789abcdefghijklmnopqrstuvwxyz' | head -c 10485760 > "$static/10mib.bin" || true
+  # nginx's worker may run as another user than ours: let it read.
+  chmod 755 "$tmp" "$static"
+  chmod 644 "$static"/*
+}
+
+# ------------------------------------------------------------------ servers --
+# Starts stet-server as NAME on PORT with one worker thread and no access log,
+# prefixed by the command words in the array named by $3 (taskset, valgrind).
+# --static is probed: a stet-server that refuses it (exit 2) is started again
+# without it, and its static endpoints then answer 404 (n/a). Sets
+# stet_static_flag to what was used.
+start_stet() {
+  local name="$1" port="$2" log_file="$tmp/stet.log" wait_s="${4:-10}"
+  local -n prefix="$3"
+  "${prefix[@]}" "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log \
+    --static "$static" 2>>"$log_file" &
+  server_pid[$name]=$!
+  stet_static_flag=" --static DIR"
+  if ! wait_listening "$!" "$port" "$wait_s"; then
+    stet_static_flag=""
+    stop_server "$name"
+    log "stet-server refused --static; running it without static files"
+    "${prefix[@]}" "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log 2>>"$log_file" &
+    server_pid[$name]=$!
+    wait_listening "$!" "$port" "$wait_s" || die "stet-server did not start (see $log_file)"
+  fi
+}
+
+# Writes an nginx config to DIR/nginx.conf: one worker, 127.0.0.1:PORT only,
+# no access log, foreground (so we hold the PID), pid/logs/temp files in DIR.
+# MASTER=off runs a single process (for valgrind and strace; nginx calls that
+# mode a development aid, so run.sh keeps the usual master + one worker).
+write_nginx_conf() {
+  local dir="$1" port="$2" master="${3:-on}" user_line=""
+  mkdir -p "$dir"
+  # As root, nginx would switch its worker to "nobody": keep the current user.
+  if [ "$(id -u)" -eq 0 ]; then user_line="user $(id -un) $(id -gn);"; fi
+  cat > "$dir/nginx.conf" <<CONF
+# Generated by bench/e2e (lib.sh): one worker, 127.0.0.1 only, no access log.
+$user_line
+worker_processes 1;
+master_process $master;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  open_file_cache max=1000;
+  # nginx closes a keep-alive connection after 1000 requests by default; stet
+  # does not, so lift it: every server runs pure keep-alive.
+  keepalive_requests 100000000;
+  types { text/plain txt; text/css css; text/html html; application/octet-stream bin; }
+  default_type application/octet-stream;
+  client_body_temp_path $dir/body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  server {
+    listen 127.0.0.1:$port;
+    location = /plaintext { default_type text/plain; charset utf-8; return 200 "Hello, World!"; }
+    location = /json { default_type application/json; return 200 '{"message":"Hello, World!"}'; }
+    location /static/ { alias $static/; }
+  }
+}
+CONF
+}
+
+# nginx's command line for a config written by write_nginx_conf DIR.
+nginx_command() { echo nginx -p "$1/" -e "$1/error.log" -c "$1/nginx.conf"; }
+
+# ------------------------------------------------------------------ reports --
+# Replaces the block between "<!-- MARK:begin" and "<!-- MARK:end" lines in
+# FILE by the contents of BLOCK (which carries its own marker lines), keeping
+# everything else: the history written by hand around it stays. A file without
+# the block gets it appended; a missing file gets a title first.
+replace_block() {
+  local file="$1" mark="$2" block="$3"
+  mkdir -p "$(dirname "$file")"
+  if [ ! -f "$file" ]; then
+    printf '# End-to-end benchmarks\n\n' > "$file"
+  fi
+  if grep -q "^<!-- $mark:begin" "$file" && grep -q "^<!-- $mark:end" "$file"; then
+    awk -v block="$block" -v b="^<!-- $mark:begin" -v e="^<!-- $mark:end" '
+      $0 ~ b { while ((getline l < block) > 0) print l; skip = 1; next }
+      $0 ~ e { skip = 0; next }
+      !skip { print }' "$file" > "$file.new"
+    mv "$file.new" "$file"
+  else
+    { echo; cat "$block"; } >> "$file"
+  fi
+}

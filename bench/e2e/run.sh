@@ -1,0 +1,501 @@
+#!/usr/bin/env bash
+# bench/e2e/run.sh: the end-to-end benchmark of stet-server against nginx,
+# Boost.Beast and RESTinio, on this machine, in one run.
+#
+#   bench/e2e/run.sh                           # full run (DURATION=5 ROUNDS=3): writes
+#                                              #   docs/benchmarks.md and docs/benchmarks-cpu.png
+#   DURATION=2 ROUNDS=3 bench/e2e/run.sh       # shorter cells
+#   bench/e2e/run.sh --smoke                   # CI: stet alone, 1 s, 1 round, no peer
+#                                              #   install; exits non-zero unless the table
+#                                              #   is well formed (never judges a timing)
+#
+# What it does: installs the peers from Debian packages when missing (nginx,
+# librestinio-dev, gnuplot-nox, wrk, curl), builds stet-server (Release) and the
+# peers (bench/e2e/peers, a separate CMake project), generates a static
+# directory, starts every server on 127.0.0.1 pinned to core 0 (one
+# worker/thread each) and runs wrk pinned to core 1. Targets are interleaved
+# round by round (for each round, for each endpoint: stet nginx beast restinio),
+# so a burst of noise from the rest of the machine hits every server alike.
+# Reported per server and endpoint: median req/s, p50/p99 latency, and server
+# CPU µs per request = (utime+stime of the server, from /proc/PID/stat, after -
+# before) / responses completed. That last figure is the steady one on a
+# shared, noisy machine: it does not care how much of the core we were given.
+#
+# An endpoint a server answers with 404 is skipped and shown "n/a", so the table
+# fills in by itself as stet grows (static files, /-/actor.json, /users/{id}).
+#
+# Environment:
+#   DURATION=5       seconds per cell              ROUNDS=3        rounds (>= 1)
+#   CONNECTIONS=50   wrk connections (-t1)         WARMUP=1        seconds per cell, once, unrecorded
+#   SERVERS="stet nginx beast restinio"            BASE_PORT=18480 ports BASE..BASE+3
+#   STET_SERVER=path a prebuilt stet-server (default: build build-release/)
+#   OUT=docs/benchmarks.md   PLOT=docs/benchmarks-cpu.png   KEEP_TMP=1 keeps the temp dir
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+command_line="$*"
+
+smoke=0
+case "${1:-}" in
+  --smoke) smoke=1 ;;
+  "") ;;
+  -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+  *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
+esac
+
+if [ "$smoke" = 1 ]; then
+  # CI: stet alone, short, nothing installed but the client tools, output kept
+  # out of docs/ (a smoke run must never overwrite the committed results).
+  DURATION=1 ROUNDS=1 WARMUP=0 SERVERS=stet
+fi
+DURATION="${DURATION:-5}"
+ROUNDS="${ROUNDS:-3}"
+CONNECTIONS="${CONNECTIONS:-50}"
+WARMUP="${WARMUP:-1}"
+SERVERS="${SERVERS:-stet nginx beast restinio}"
+BASE_PORT="${BASE_PORT:-18480}"
+PIPELINE_DEPTH=16  # fixed in pipeline.lua
+
+tmp="$(mktemp -d /tmp/stet-e2e.XXXXXX)"
+if [ "$smoke" = 1 ]; then
+  OUT="${OUT:-$tmp/benchmarks.md}"
+  PLOT="${PLOT:-}"
+else
+  OUT="${OUT:-$root/docs/benchmarks.md}"
+  PLOT="${PLOT:-$root/docs/benchmarks-cpu.png}"
+fi
+
+# shellcheck source=lib.sh source-path=SCRIPTDIR
+. "$here/lib.sh"
+
+cleanup() {
+  stop_all_servers
+  if [ "${KEEP_TMP:-0}" = 1 ]; then log "temp dir kept: $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+build_peers() {
+  local build="$root/build-e2e/peers" launcher=()
+  if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+  log "building the Beast and RESTinio peers"
+  cmake -S "$here/peers" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+  cmake --build "$build" -j"$(nproc)" >/dev/null
+  beast_bin="$build/beast_server"
+  restinio_bin="$build/restinio_server"
+}
+
+# ------------------------------------------------------------------ servers --
+declare -A server_port=()
+
+start_nginx() {
+  local port="$1" dir="$tmp/nginx"
+  write_nginx_conf "$dir" "$port" on
+  # shellcheck disable=SC2046
+  taskset -c 0 $(nginx_command "$dir") 2>>"$dir/stderr.log" &
+  server_pid[nginx]=$!
+  wait_listening "$!" "$port" || die "nginx did not start (see $dir/error.log)"
+}
+
+start_peer() {
+  local name="$1" bin="$2" port="$3"
+  taskset -c 0 "$bin" "$port" 2>>"$tmp/$name.log" &
+  server_pid[$name]=$!
+  wait_listening "$!" "$port" || die "$name did not start (see $tmp/$name.log)"
+}
+
+start_servers() {
+  # shellcheck disable=SC2034  # used through a nameref by start_stet
+  local i=0 name port core0=(taskset -c 0)
+  for name in $SERVERS; do
+    port=$((BASE_PORT + i))
+    i=$((i + 1))
+    port_in_use "$port" && die "port $port is in use (set BASE_PORT)"
+    server_port[$name]=$port
+    case "$name" in
+      stet) start_stet stet "$port" core0 ;;
+      nginx) start_nginx "$port" ;;
+      beast) start_peer beast "$beast_bin" "$port" ;;
+      restinio) start_peer restinio "$restinio_bin" "$port" ;;
+      *) die "unknown server '$name' in SERVERS" ;;
+    esac
+    log "$name listening on 127.0.0.1:$port (pid ${server_pid[$name]}, core 0)"
+  done
+}
+
+# ---------------------------------------------------------------- endpoints --
+# Every endpoint, in table order, with its label and path. @HASHED_CSS@ is
+# replaced by discover() with the URL stet's page links (or the cell is n/a).
+ep_ids=(plaintext json pipelined small css css_hash css_304 file_1m file_10m actor users)
+declare -A ep_label=(
+  [plaintext]="/plaintext" [json]="/json" [pipelined]="/plaintext pipelined x$PIPELINE_DEPTH"
+  [small]="small.txt (100 B)" [css]="app.css (83 KB)" [css_hash]="app.css?_hash=…"
+  [css_304]="app.css 304 (If-None-Match)" [file_1m]="1 MiB file" [file_10m]="10 MiB file"
+  [actor]="/-/actor.json (signed cookie)" [users]="/users/42"
+)
+declare -A ep_path=(
+  [plaintext]=/plaintext [json]=/json [pipelined]=/plaintext
+  [small]=/static/small.txt [css]=/static/app.css [css_hash]=@HASHED_CSS@
+  [css_304]=/static/app.css [file_1m]=/static/1mib.bin [file_10m]=/static/10mib.bin
+  [actor]=/-/actor.json [users]=/users/42
+)
+
+declare -A ep_header=() skip_reason=()
+hashed_css=""
+actor_cookie=""
+
+# Values that need stet's cooperation: the hashed stylesheet URL (from the
+# page at /) and a signed actor cookie (from POST /-/login). When stet cannot
+# give them yet, the endpoints are n/a for everyone.
+discover() {
+  local stet_url="http://127.0.0.1:${server_port[stet]:-0}"
+  if [ -n "${server_port[stet]:-}" ]; then
+    hashed_css="$(curl -s --max-time 5 "$stet_url/" | grep -o '[^"'\'' ]*app\.css?_hash=[^"'\'' >]*' | head -n1 || true)"
+    actor_cookie="$(curl -s --max-time 5 -o /dev/null -D - -X POST -H 'Content-Type: application/json' \
+                      --data '{"id":"bench"}' "$stet_url/-/login" |
+                    tr -d '\r' | sed -n 's/^[Ss]et-[Cc]ookie: *\(actor=[^;]*\).*/\1/p' | head -n1 || true)"
+  fi
+  [ -n "$hashed_css" ] && log "hashed stylesheet URL: $hashed_css"
+  [ -n "$actor_cookie" ] && log "signed cookie obtained from POST /-/login"
+  return 0
+}
+
+# Decides, per server and endpoint, whether the cell runs: the server must
+# answer the exact request wrk will send with the expected status (and, for
+# fixed bodies, the expected size). 404 means "not implemented here": n/a.
+probe() {
+  local name="$1" id="$2" path="$3" url status size etag expect_status=200 expect_size="" header=""
+  url="http://127.0.0.1:${server_port[$name]}$path"
+  case "$id" in
+    plaintext | pipelined) expect_size=13 ;;
+    json) expect_size=27 ;;
+    small) expect_size=$(stat -c %s "$static/small.txt") ;;
+    css | css_hash) expect_size=$(stat -c %s "$static/app.css") ;;
+    file_1m) expect_size=$(stat -c %s "$static/1mib.bin") ;;
+    file_10m) expect_size=$(stat -c %s "$static/10mib.bin") ;;
+    css_304)
+      # Revalidate with the ETag this very server gave for the file.
+      etag="$(curl -s --max-time 5 -o /dev/null -D - "$url" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: *//p' | head -n1)"
+      if [ -z "$etag" ]; then skip_reason[$name,$id]="n/a"; return; fi
+      header="If-None-Match: $etag"
+      expect_status=304
+      ;;
+    actor)
+      if [ -z "$actor_cookie" ]; then skip_reason[$name,$id]="n/a"; return; fi
+      header="Cookie: $actor_cookie"
+      ;;
+  esac
+  if [ "$path" = "@HASHED_CSS@" ]; then skip_reason[$name,$id]="n/a"; return; fi
+  local args=(-s --max-time 30 -o /dev/null -w '%{http_code} %{size_download}')
+  [ -n "$header" ] && args+=(-H "$header")
+  local answer
+  answer="$(curl "${args[@]}" "$url" || true)"
+  read -r status size <<<"${answer:-000 0}"
+  if [ "$status" = 404 ]; then
+    skip_reason[$name,$id]="n/a"
+  elif [ "$status" != "$expect_status" ]; then
+    skip_reason[$name,$id]="n/a (HTTP $status)"
+    log "warning: $name $path answered $status, expected $expect_status: skipped"
+  elif [ -n "$expect_size" ] && [ "$size" != "$expect_size" ]; then
+    skip_reason[$name,$id]="n/a (body $size B)"
+    log "warning: $name $path sent $size bytes, expected $expect_size: skipped"
+  else
+    ep_header[$name,$id]="$header"
+  fi
+}
+
+probe_all() {
+  local id name
+  if [ -n "$hashed_css" ]; then ep_path[css_hash]="$hashed_css"; fi
+  for id in "${ep_ids[@]}"; do
+    for name in $SERVERS; do probe "$name" "$id" "${ep_path[$id]}"; done
+  done
+}
+
+# --------------------------------------------------------------------- runs --
+results="$tmp/results.tsv"  # round id server requests rps p50_us p99_us cpu_us_per_req errors
+
+# One cell: wrk on core 1 against one server and endpoint, server CPU read
+# around it. Appends a line to $results unless round is "warmup".
+run_cell() {
+  local round="$1" name="$2" id="$3" seconds="$4" pid="${server_pid[$2]}"
+  local url="http://127.0.0.1:${server_port[$name]}${ep_path[$id]}"
+  local script="$here/report.lua" args=() before after out line
+  [ "$id" = pipelined ] && script="$here/pipeline.lua"
+  [ -n "${ep_header[$name,$id]:-}" ] && args+=(-H "${ep_header[$name,$id]}")
+  before="$(cpu_ticks "$pid")"
+  out="$(taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"${seconds}s" --latency --timeout 10s -s "$script" "${args[@]}" "$url" 2>&1)" ||
+    die "wrk failed against $name $url: $out"
+  after="$(cpu_ticks "$pid")"
+  [ "$round" = warmup ] && return 0
+  line="$(grep '^e2e-result ' <<<"$out" | tail -n1)"
+  [ -n "$line" ] || die "no result line from wrk against $name $url: $out"
+  awk -v round="$round" -v id="$id" -v name="$name" -v ticks=$((after - before)) -v hz="$clk_tck" '
+    { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
+    END {
+      req = v["requests"]; secs = v["duration_us"] / 1e6
+      cpu = req > 0 ? ticks * 1e6 / hz / req : 0
+      printf "%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%.3f\t%d\n", round, id, name, req, req / secs, v["p50_us"], v["p99_us"], cpu, v["errors"]
+    }' <<<"$line" >> "$results"
+}
+
+run_all() {
+  local round id name cells=0
+  for id in "${ep_ids[@]}"; do
+    for name in $SERVERS; do
+      if [ -z "${skip_reason[$name,$id]:-}" ]; then cells=$((cells + 1)); fi
+    done
+  done
+  log "$cells cells x $ROUNDS rounds x ${DURATION}s (+ ${WARMUP}s warm-up each), $CONNECTIONS connections"
+  if [ "$WARMUP" != 0 ]; then
+    for id in "${ep_ids[@]}"; do
+      for name in $SERVERS; do
+        if [ -z "${skip_reason[$name,$id]:-}" ]; then run_cell warmup "$name" "$id" "$WARMUP"; fi
+      done
+    done
+  fi
+  : > "$results"
+  for round in $(seq "$ROUNDS"); do
+    log "round $round/$ROUNDS"
+    for id in "${ep_ids[@]}"; do
+      for name in $SERVERS; do
+        if [ -z "${skip_reason[$name,$id]:-}" ]; then run_cell "$round" "$name" "$id" "$DURATION"; fi
+      done
+    done
+  done
+}
+
+# ------------------------------------------------------------------- report --
+# Medians over rounds per endpoint and server, already formatted for the
+# table, loaded into arrays keyed "id,server": rps, p50, p99, cpu (formatted),
+# cpu_raw (for the plot), errs; and ratios of stet to each peer keyed
+# "id,peer": cpu_ratio (stet CPU/req ÷ peer's), rps_ratio (stet req/s ÷ peer's).
+# (All in two awk passes: on a busy 2-core machine every fork counts.)
+declare -A rps=() p50=() p99=() cpu=() cpu_raw=() errs=() cpu_ratio=() rps_ratio=()
+summarise() {
+  awk -F'\t' '
+    function median(list,   n, a, i, j, t) {
+      n = split(list, a, " ")
+      for (i = 2; i <= n; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    function us(x) { return x >= 1000 ? sprintf("%.2f ms", x / 1000) : sprintf("%.0f µs", x) }
+    function cpu(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
+    { k = $2 "\t" $3; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+      r[k] = r[k] " " $5; a[k] = a[k] " " $6; b[k] = b[k] " " $7; c[k] = c[k] " " $8; e[k] += $9 }
+    END { for (i = 1; i <= n; i++) { k = order[i]; m = median(c[k])
+      printf "%s\t%.0f\t%s\t%s\t%s\t%.3f\t%d\n", k, median(r[k]), us(median(a[k])), us(median(b[k])), cpu(m), m, e[k] } }
+  ' "$results" > "$tmp/summary.tsv"
+  awk -F'\t' '
+    { r[$1, $2] = $3; c[$1, $2] = $7; ids[$1] = 1; names[$2] = 1 }
+    END { for (id in ids) for (p in names) if (p != "stet" && (id SUBSEP "stet") in r && (id SUBSEP p) in r)
+      printf("%s\t%s\t%s\t%s\n", id, p, c[id, p] > 0 ? sprintf("%.2f", c[id, "stet"] / c[id, p]) : "n/a",
+             r[id, p] > 0 ? sprintf("%.2f", r[id, "stet"] / r[id, p]) : "n/a")
+      if (("actor" SUBSEP "stet") in c && ("json" SUBSEP "stet") in c && c["json", "stet"] > 0)
+        printf "actor\tjson\t%.2f\t\n", c["actor", "stet"] / c["json", "stet"] }
+  ' "$tmp/summary.tsv" > "$tmp/ratios.tsv"
+  local id name a b c d e f
+  while IFS=$'\t' read -r id name a b c d e f; do
+    rps[$id,$name]="$a" p50[$id,$name]="$b" p99[$id,$name]="$c" cpu[$id,$name]="$d" cpu_raw[$id,$name]="$e" errs[$id,$name]="$f"
+  done < "$tmp/summary.tsv"
+  while IFS=$'\t' read -r id name a b; do
+    cpu_ratio[$id,$name]="$a" rps_ratio[$id,$name]="$b"
+  done < "$tmp/ratios.tsv"
+}
+
+declare -A server_label=([stet]=stet [nginx]=nginx [beast]=Beast [restinio]=RESTinio)
+
+# The generated part of docs/benchmarks.md, between the e2e markers.
+write_tables() {
+  local id label name rate low high p
+  echo "### Results (median of $ROUNDS round(s) of ${DURATION} s per cell; $CONNECTIONS connections)"
+  echo
+  echo "Every stet row is listed (n/a: stet answers 404 there today); a peer's row only where it serves"
+  echo "the endpoint. Pipelined latency is per batch of $PIPELINE_DEPTH and wrk's coordinated-omission"
+  echo "correction garbles it, so it is left out (—)."
+  echo
+  echo "| endpoint | server | req/s | p50 | p99 | server CPU µs/req |"
+  echo "|---|---|---:|---:|---:|---:|"
+  for id in "${ep_ids[@]}"; do
+    label="${ep_label[$id]}"
+    for name in $SERVERS; do
+      if [ -n "${skip_reason[$name,$id]:-}" ]; then
+        if [ "$name" = stet ]; then echo "| $label | stet | ${skip_reason[$name,$id]} | | | |"; fi
+        continue
+      fi
+      rate="${rps[$id,$name]}"
+      if [ "${errs[$id,$name]}" != 0 ]; then rate="$rate (errors: ${errs[$id,$name]})"; fi
+      low="${p50[$id,$name]}" high="${p99[$id,$name]}"
+      if [ "$id" = pipelined ]; then low="—" high="—"; fi
+      echo "| $label | ${server_label[$name]} | $rate | $low | $high | ${cpu[$id,$name]} |"
+    done
+  done
+  echo
+  local peers=()
+  for p in $SERVERS; do [ "$p" != stet ] && peers+=("$p"); done
+  [ ${#peers[@]} -gt 0 ] || return 0
+  [[ " $SERVERS " == *" stet "* ]] || return 0
+
+  echo "### Ratios: stet CPU/request ÷ peer CPU/request (lower is better for stet)"
+  echo
+  printf '| endpoint |'; for p in "${peers[@]}"; do printf ' ÷ %s |' "${server_label[$p]}"; done; echo
+  printf '|---|'; for p in "${peers[@]}"; do printf -- '---:|'; done; echo
+  for id in "${ep_ids[@]}"; do
+    printf '| %s |' "${ep_label[$id]}"
+    for p in "${peers[@]}"; do printf ' %s |' "${cpu_ratio[$id,$p]:-n/a}"; done
+    echo
+  done
+  echo
+  echo "### Ratios: stet req/s ÷ peer req/s (higher is better for stet)"
+  echo
+  printf '| endpoint |'; for p in "${peers[@]}"; do printf ' ÷ %s |' "${server_label[$p]}"; done; echo
+  printf '|---|'; for p in "${peers[@]}"; do printf -- '---:|'; done; echo
+  for id in pipelined file_10m; do
+    printf '| %s |' "${ep_label[$id]}"
+    for p in "${peers[@]}"; do printf ' %s |' "${rps_ratio[$id,$p]:-n/a}"; done
+    echo
+  done
+  echo
+  echo "stet \`/-/actor.json\` CPU/request ÷ stet \`/json\` CPU/request:" \
+       "${cpu_ratio[actor,json]:-n/a}."
+}
+
+write_environment() {
+  local stet_version versions servers name
+  stet_version="$(curl -s --max-time 5 "http://127.0.0.1:${server_port[stet]}/-/versions.json" |
+                  sed -n 's/.*"stet":"\([^"]*\)".*/\1/p')"
+  versions="stet ${stet_version:-?} (git $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+  servers="stet-server \`--threads 1 --no-access-log${stet_static_flag}\`"
+  for name in $SERVERS; do
+    case "$name" in
+      nginx)
+        versions+="; $(nginx -v 2>&1 | sed 's/^nginx version: //')"
+        servers+="; nginx \`worker_processes 1\`, \`return 200\` for /plaintext and /json, static directory with"
+        servers+=" \`sendfile on; open_file_cache max=1000; access_log off\`" ;;
+      beast)
+        versions+="; Boost.Beast $(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp | tr _ .)"
+        servers+="; Beast: \`bench/e2e/peers/beast_server.cpp\` (/plaintext, /json)" ;;
+      restinio)
+        versions+="; RESTinio $(dpkg-query -W -f='${Version}' librestinio-dev 2>/dev/null) on Boost.Asio"
+        servers+="; RESTinio: \`bench/e2e/peers/restinio_server.cpp\` (/plaintext, /json)" ;;
+    esac
+  done
+  versions+="; $( (wrk -v 2>&1 || true) | head -n1 | awk '{print $1, $2}')"
+  echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "- Command: \`$run_command\`"
+  echo "- Machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)," \
+       "Linux $(uname -r); shared with other work, hence CPU/request as the steady figure"
+  echo "- Placement: every server \`taskset -c 0\` with one worker/thread on 127.0.0.1;" \
+       "\`wrk -t1 -c$CONNECTIONS --latency\` \`taskset -c 1\`; cells interleaved server by server, round by round"
+  echo "- Versions: $versions"
+  echo "- Servers: $servers"
+  echo "- Server CPU µs/request = (utime+stime of the server from /proc/PID/stat, after − before) ÷ responses" \
+       "wrk completed. \"n/a\": that server answers 404 there (not built yet, or not a feature of that peer)"
+}
+
+write_report() {
+  local block="$tmp/block.md"
+  {
+    echo "<!-- e2e:begin (generated by bench/e2e/run.sh; edit outside these markers) -->"
+    write_environment
+    echo
+    write_tables
+    if [ -n "$PLOT" ]; then echo; echo "![server CPU µs per request](benchmarks-cpu.png)"; fi
+    echo "<!-- e2e:end -->"
+  } > "$block"
+  replace_block "$OUT" e2e "$block"
+  log "wrote $OUT"
+}
+
+# Clustered bars of CPU µs/request per endpoint and server, log scale (the
+# 10 MiB file costs thousands of times what /plaintext does).
+write_plot() {
+  [ -n "$PLOT" ] || return 0
+  local data="$tmp/plot.dat" id label name
+  {
+    printf 'endpoint'; for name in $SERVERS; do printf '\t%s' "${server_label[$name]}"; done; echo
+    for id in "${ep_ids[@]}"; do
+      label="${ep_label[$id]}"
+      printf '%s' "${label// (signed cookie)/}"
+      for name in $SERVERS; do printf '\t%s' "${cpu_raw[$id,$name]:--}"; done
+      echo
+    done
+  } > "$data"
+  local ncols
+  ncols=$(($(wc -w <<<"$SERVERS") + 1))
+  gnuplot <<EOF
+set terminal pngcairo size 1600,720 font "DejaVu Sans,11" noenhanced
+set output "$PLOT"
+set title "Server CPU per request (µs, log scale; lower is better), one core each; missing bar = n/a"
+set datafile separator "\t"
+set datafile missing "-"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set logscale y
+set format y "%g"
+set ylabel "server CPU µs / request"
+set grid ytics
+set key top left
+set xtics rotate by -30 left
+set bmargin 8
+set xrange [-0.6:${#ep_ids[@]} - 0.4]
+n = $ncols - 1
+w = 1.0 / (n + 1)
+# Every plot reads line 1 as the header, so $0 counts the same rows for bars and labels.
+set key autotitle columnheader
+plot for [c=2:$ncols] "$data" using c:xtic(1) title columnheader(c), \
+     for [c=2:$ncols] "$data" using (\$0 + (c - 2 - (n - 1) / 2.0) * w):c:(sprintf(column(c) < 100 ? "%.1f" : "%.0f", column(c))) \
+       with labels font ",8" offset 0,0.6 notitle
+EOF
+  log "wrote $PLOT"
+}
+
+# The smoke test's only judgement: the table is well formed (not how fast).
+check_table() {
+  local table="$tmp/table.md"
+  sed -n '/^| endpoint | server |/,/^$/p' "$OUT" > "$table"
+  [ -s "$table" ] || die "smoke: no results table in $OUT"
+  awk -F'|' '
+    NF == 0 { next }
+    NR == 1 { cols = NF; next }
+    NF != cols { print "smoke: row " NR " has " NF - 2 " cells, header has " cols - 2; bad = 1 }
+    $2 ~ /^ \/plaintext $/ && $3 ~ /stet/ { row = 1; if ($4 !~ /^ [0-9]+( \(errors: [0-9]+\))? $/ || $7 !~ /^ [0-9.]+ $/) { print "smoke: stet /plaintext has no numbers: " $0; bad = 1 } }
+    END { if (!row) { print "smoke: no stet /plaintext row"; bad = 1 } exit bad }
+  ' "$table" >&2 || die "smoke: malformed table in $OUT"
+  log "smoke: table well formed"
+}
+
+# --------------------------------------------------------------------- main --
+main() {
+  if [ "$smoke" = 1 ]; then
+    install_packages wrk curl util-linux iproute2 procps
+  else
+    install_packages wrk curl util-linux iproute2 procps nginx librestinio-dev gnuplot-nox
+  fi
+  [[ " $SERVERS " == *" stet "* ]] || die "SERVERS must include stet (the ratios are stet's)"
+  clk_tck="$(getconf CLK_TCK)"
+  build_stet
+  case " $SERVERS " in *" beast "* | *" restinio "*) build_peers ;; esac
+  make_static_dir
+  start_servers
+  discover
+  probe_all
+  run_all
+  summarise
+  run_command="$(env_prefix)bench/e2e/run.sh${command_line:+ $command_line}"
+  write_report
+  write_plot
+  # Print the generated block for the log.
+  sed -n '/^<!-- e2e:begin/,/^<!-- e2e:end/p' "$OUT" | sed '1d;$d'
+  check_table
+}
+
+env_prefix() {
+  [ "$smoke" = 1 ] && return 0
+  echo "DURATION=$DURATION ROUNDS=$ROUNDS CONNECTIONS=$CONNECTIONS "
+}
+
+main
