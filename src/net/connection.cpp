@@ -409,10 +409,24 @@ void connection::flush() {
   next_attached_ = 0;
   file_sent_ = 0;
   if (attached_.empty()) {
+    // Write inline first: a completed async_write would leave a handler in Asio's
+    // queue, and a queued handler makes the next epoll_wait a non-blocking extra
+    // system call. Usually the socket takes the whole batch at once.
+    boost::system::error_code ec;
+    const std::size_t sent = socket_.write_some(asio::buffer(out_), ec);
+    if (!ec && sent == out_.size()) {
+      on_written({});
+      return;
+    }
+    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
+      close();
+      return;
+    }
     owner_.arm(deadline_, timeout_kind::write, steady::now());
-    asio::async_write(
-        socket_, asio::buffer(out_),
-        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) { self->on_written(ec); });
+    asio::async_write(socket_, asio::buffer(out_.data() + sent, out_.size() - sent),
+                      [self = shared_from_this()](const boost::system::error_code& write_ec, std::size_t) {
+                        self->on_written(write_ec);
+                      });
     return;
   }
   write_next();
