@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ stet::router make_routes() {
   routes.get("/healthz", [](stet::request&) { return stet::response::text("ok"); });
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
+  // A non-integer id does not match the route: 404.
+  routes.get("/users/{id:int}", [](stet::request&, std::int64_t id) {
+    return stet::response::json_text(fmt::format(R"({{"id":{}}})", id));
+  });
   return routes;
 }
 

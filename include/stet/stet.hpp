@@ -6,8 +6,10 @@
 #include <stet/method.hpp>
 #include <stet/request.hpp>
 #include <stet/response.hpp>
+#include <stet/route_params.hpp>
 #include <stet/router.hpp>
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
 #include <stet/status.hpp>
+#include <stet/test_request.hpp>
 #include <stet/versions.hpp>
