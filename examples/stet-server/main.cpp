@@ -8,6 +8,7 @@
 
 #include <charconv>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -75,6 +76,10 @@ stet::router make_routes(const std::shared_ptr<stet::metrics>& metrics) {
   routes.get("/stream", csv_stream);
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
+  // A non-integer id does not match the route: 404.
+  routes.get("/users/{id:int}", [](stet::request&, std::int64_t id) {
+    return stet::response::json_text(fmt::format(R"({{"id":{}}})", id));
+  });
   return routes;
 }
 

@@ -2,6 +2,7 @@
 /// @file stet::request: a read-only view of one parsed HTTP request.
 
 #include <stet/method.hpp>
+#include <stet/route_params.hpp>
 
 #include <memory_resource>
 #include <optional>
@@ -58,6 +59,12 @@ class request {
   /// Memory that lives exactly as long as this request: scratch space for handlers.
   std::pmr::memory_resource& arena() const noexcept { return *arena_; }
 
+  // Route parameters (set by stet::router before middleware and the handler run).
+  /// Every parameter the matched route's pattern bound; empty before routing or when none matched.
+  const route_params& params() const noexcept { return params_; }
+  /// The decoded value of route parameter `name` (`{name}` in the pattern); nullopt when absent.
+  std::optional<std::string_view> param(std::string_view name) const noexcept { return params_.get(name); }
+
  private:
   friend struct detail::request_access;
 
@@ -73,6 +80,7 @@ class request {
   std::string_view body_;
   std::span<const header_field> fields_;
   std::pmr::memory_resource* arena_ = std::pmr::new_delete_resource();
+  route_params params_;
 };
 
 }  // namespace stet

@@ -8,9 +8,11 @@
 #include <stet/metrics.hpp>
 #include <stet/request.hpp>
 #include <stet/response.hpp>
+#include <stet/route_params.hpp>
 #include <stet/router.hpp>
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
 #include <stet/static_files.hpp>
 #include <stet/status.hpp>
+#include <stet/test_request.hpp>
 #include <stet/versions.hpp>

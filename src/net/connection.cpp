@@ -182,8 +182,8 @@ bool connection::on_head_complete() {
     fail(error::bad_target);
     return false;
   }
-  const router::match found = owner_.routes().find(request_.method(), request_.path());
-  if (found.target == nullptr) {
+  const router::match found = owner_.routes().find(request_);
+  if (!found.routed()) {
     queue_response(owner_.routes().handle(request_), request_.method() == stet::method::head, true);
     return false;
   }

@@ -1,0 +1,219 @@
+#pragma once
+// Internal: not part of stet's API (see STYLE.md, "detail").
+// Turns a user's handler into a type-erased box once, at add(): its C++
+// signature is read here at compile time, and the adapter that converts the
+// matched segments into its arguments is instantiated here. Dispatch then
+// makes one indirect call with the already-converted values.
+
+#include <stet/detail/route_pattern.hpp>
+#include <stet/request.hpp>
+#include <stet/response.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace stet::detail {
+
+/// One matched parameter as dispatch hands it to the adapter: integer classes
+/// are converted once, while matching, and kept in `number`. Trivial, so that
+/// dispatch's array of them costs nothing to set up.
+struct capture {
+  std::string_view value;  ///< decoded
+  std::string_view raw;    ///< as sent
+  std::uint64_t number;    ///< int (two's complement bits) and uint classes
+};
+
+/// What a handler parameter after the request can receive.
+enum class arg_kind : std::uint8_t { text, int64, uint64 };
+
+template <class T>
+concept route_integer = std::integral<T> && sizeof(T) == 8 && !std::same_as<T, bool>;
+template <class T>
+concept route_arg = std::same_as<T, std::string_view> || route_integer<T>;
+
+template <route_arg T>
+constexpr arg_kind arg_kind_of() noexcept {
+  if constexpr (std::same_as<T, std::string_view>) {
+    return arg_kind::text;
+  } else if constexpr (std::signed_integral<T>) {
+    return arg_kind::int64;
+  } else {
+    return arg_kind::uint64;
+  }
+}
+
+/// Whether a handler parameter of kind `a` can take a pattern parameter of kind `k`.
+constexpr bool accepts(arg_kind a, segment_kind k) noexcept {
+  switch (a) {
+    case arg_kind::text: return true;
+    case arg_kind::int64: return k == segment_kind::int64;
+    case arg_kind::uint64: return k == segment_kind::uint64;
+  }
+  return false;
+}
+
+// A callable's parameter list, read from its one non-template operator() or
+// from a function pointer. Generic lambdas have none; they may still be plain
+// handlers (request& only).
+template <class... A>
+struct arg_list {};
+
+template <class T>
+struct signature_of {};
+template <class R, class... A>
+struct signature_of<R (*)(A...)> {
+  using args = arg_list<A...>;
+  using result = R;
+};
+template <class R, class... A>
+struct signature_of<R (*)(A...) noexcept> {
+  using args = arg_list<A...>;
+  using result = R;
+};
+template <class R, class C, class... A>
+struct signature_of<R (C::*)(A...) const> {
+  using args = arg_list<A...>;
+  using result = R;
+};
+template <class R, class C, class... A>
+struct signature_of<R (C::*)(A...) const noexcept> {
+  using args = arg_list<A...>;
+  using result = R;
+};
+
+template <class F>
+struct call_operator {
+  using type = decltype(&F::operator());
+};
+template <class F>
+requires std::is_pointer_v<F>
+struct call_operator<F> {
+  using type = F;
+};
+
+template <class F>
+using handler_signature = signature_of<typename call_operator<std::decay_t<F>>::type>;
+template <class F>
+using handler_args = typename handler_signature<F>::args;
+
+template <class Req>
+concept request_param = std::same_as<Req, request&> || std::same_as<Req, const request&>;
+// By value or by const reference: the adapter passes converted temporaries.
+template <class A>
+concept route_arg_param = route_arg<std::remove_cvref_t<A>> && std::is_convertible_v<std::remove_cvref_t<A>, A>;
+
+template <class L>
+struct typed_args : std::false_type {};
+template <request_param Req, route_arg_param... A>
+struct typed_args<arg_list<Req, A...>> : std::bool_constant<(sizeof...(A) <= max_route_params)> {
+  static constexpr std::array<arg_kind, sizeof...(A)> kinds{arg_kind_of<std::remove_cvref_t<A>>()...};
+};
+
+/// How handlers are called: on a const object, from any worker thread.
+template <class F>
+using callable_ref = const std::decay_t<F>&;
+
+/// A handler that takes only the request (parameters via request::param()).
+template <class F>
+concept plain_handler = requires(callable_ref<F> f, request& q) {
+  { f(q) } -> std::convertible_to<response>;
+};
+
+template <class F>
+concept typed_signature = requires {
+  requires typed_args<handler_args<F>>::value;
+  requires std::convertible_to<typename handler_signature<F>::result, response>;
+};
+
+/// A handler whose parameters after the request receive the route's
+/// parameters, converted: `(request&, std::int64_t id, std::string_view slug)`.
+template <class F>
+concept typed_handler = !plain_handler<F> && typed_signature<F>;
+
+/// The kinds of a handler's route arguments (empty for a plain handler).
+template <class F>
+constexpr std::span<const arg_kind> handler_arg_kinds() noexcept {
+  if constexpr (plain_handler<F>) {
+    return {};
+  } else {
+    return typed_args<handler_args<F>>::kinds;
+  }
+}
+
+/// Whether a handler's arguments fit a pattern's parameters: a plain handler
+/// fits any pattern; a typed one needs one argument per parameter, each able to
+/// receive that parameter's class.
+constexpr bool handler_fits(std::span<const arg_kind> args, bool plain, const pattern_shape& shape) noexcept {
+  if (plain) return true;
+  if (args.size() != shape.params) return false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (!accepts(args[i], shape.kinds[i])) return false;
+  }
+  return true;
+}
+
+template <route_arg T>
+T convert(const capture& c) noexcept {
+  if constexpr (std::same_as<T, std::string_view>) {
+    return c.value;
+  } else {
+    return static_cast<T>(c.number);
+  }
+}
+
+/// A type-erased handler: one function pointer that runs the generated adapter.
+struct handler_box {
+  using invoke_fn = response (*)(const handler_box& self, request& req, const capture* args);
+  invoke_fn invoke;
+  std::span<const arg_kind> args;  ///< the handler's route argument kinds (for the check at add())
+  bool plain;                      ///< takes only the request
+};
+
+template <class F>
+struct handler_holder : handler_box {
+  template <class G>
+  explicit handler_holder(G&& g)
+      : handler_box{&call, handler_arg_kinds<F>(), plain_handler<F>}, fn(std::forward<G>(g)) {}
+
+  static response call(const handler_box& self, request& req, const capture* args) {
+    const F& target = static_cast<const handler_holder&>(self).fn;
+    if constexpr (plain_handler<F>) {
+      (void)args;
+      return target(req);
+    } else {
+      using list = handler_args<F>;
+      return call_typed(target, req, args, list{}, std::make_index_sequence<typed_args<list>::kinds.size()>{});
+    }
+  }
+
+  template <class Req, class... A, std::size_t... I>
+  static response call_typed(const F& target, request& req, const capture* args, arg_list<Req, A...>,
+                             std::index_sequence<I...>) {
+    return response(target(req, convert<std::remove_cvref_t<A>>(args[I])...));
+  }
+
+  F fn;
+};
+
+/// Boxes `f` (moved or copied into shared ownership: mounted routers share it).
+template <class F>
+std::shared_ptr<const handler_box> make_handler_box(F&& f) {
+  return std::make_shared<handler_holder<std::decay_t<F>>>(std::forward<F>(f));
+}
+
+/// A pattern known at compile time (see stet::literals::operator""_route).
+template <std::size_t N>
+struct fixed_string {
+  char chars[N]{};
+  consteval fixed_string(const char (&s)[N]) {
+    for (std::size_t i = 0; i < N; ++i) chars[i] = s[i];
+  }
+  constexpr std::string_view view() const noexcept { return {chars, N - 1}; }
+};
+
+}  // namespace stet::detail

@@ -1,0 +1,54 @@
+#pragma once
+/// @file stet::test_request: a request built in memory, for dispatching through
+/// router::handle() without a socket (tests, internal sub-requests).
+
+#include <stet/method.hpp>
+#include <stet/request.hpp>
+
+#include <array>
+#include <cstddef>
+#include <deque>
+#include <memory_resource>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace stet {
+
+/// Owns everything a stet::request views: target, header fields, body and an
+/// arena. Pass it where a `request&` is expected:
+/// `routes.handle(stet::test_request(stet::method::get, "/users/42?x=1"))`.
+/// @note Neither copyable nor movable: the request points into it.
+class test_request {
+ public:
+  /// `target` in origin form ("/path?query"); the path is percent-decoded as
+  /// the connection would. @throws std::invalid_argument for a target that is
+  /// not origin form ("*" is allowed) or has a malformed escape.
+  test_request(stet::method m, std::string_view target);
+  test_request(const test_request&) = delete;
+  test_request& operator=(const test_request&) = delete;
+
+  /// Appends a header field (Host also sets request::host()).
+  test_request& header(std::string_view name, std::string_view value);
+  /// Sets the body.
+  test_request& body(std::string_view bytes);
+
+  /// Frees what the router and handlers put in the request's arena, as the
+  /// connection does after each response; views into it become invalid.
+  void reset_arena() noexcept { arena_.release(); }
+
+  stet::request& get() noexcept { return request_; }
+  operator stet::request&() noexcept { return request_; }  // NOLINT: meant to convert implicitly
+
+ private:
+  std::array<std::byte, 1024> arena_buffer_;
+  std::pmr::monotonic_buffer_resource arena_{arena_buffer_.data(), arena_buffer_.size()};
+  std::pmr::monotonic_buffer_resource path_arena_;  // the decoded path outlives reset_arena()
+  std::string target_;
+  std::string body_;
+  std::deque<std::string> strings_;  // header names and values; a deque keeps their addresses
+  std::vector<header_field> fields_;
+  stet::request request_;
+};
+
+}  // namespace stet

@@ -1,0 +1,166 @@
+#include <stet/router.hpp>
+
+#include "http/request_access.hpp"
+#include "route/epoch.hpp"
+#include "route/match.hpp"
+#include "route/params_access.hpp"
+#include "route/state.hpp"
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+
+namespace stet {
+namespace {
+
+using detail::match_outcome;
+
+// Longest possible value: every routable method, ", "-separated.
+constexpr std::size_t allow_capacity = 64;
+
+std::string_view allow_value(std::uint16_t mask, std::array<char, allow_capacity>& out) noexcept {
+  mask |= detail::method_bit(method::options);
+  if ((mask & detail::method_bit(method::get)) != 0) mask |= detail::method_bit(method::head);
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < method_count; ++i) {
+    const auto m = static_cast<method>(i);
+    if (m == method::other || (mask & detail::method_bit(m)) == 0) continue;
+    const std::string_view token = to_string(m);
+    if (n != 0) {
+      std::memcpy(out.data() + n, ", ", 2);
+      n += 2;
+    }
+    std::memcpy(out.data() + n, token.data(), token.size());
+    n += token.size();
+  }
+  return {out.data(), n};
+}
+
+// The Location of a trailing-slash redirect, built in the request arena: the
+// raw path with its last '/' dropped (or one added), then the query string.
+response slash_redirect(const request& req, bool add_slash) {
+  const std::string_view path = req.raw_path();
+  const std::string_view query = req.query_string();
+  const std::size_t kept = add_slash ? path.size() : path.size() - 1;
+  const std::size_t size = kept + (add_slash ? 1 : 0) + (query.empty() ? 0 : query.size() + 1);
+  auto* out = static_cast<char*>(req.arena().allocate(size, 1));
+  std::size_t n = path.copy(out, kept);
+  if (add_slash) out[n++] = '/';
+  if (!query.empty()) {
+    out[n++] = '?';
+    n += query.copy(out + n, query.size());
+  }
+  const std::string_view location(out, n);
+  // "//host" would be read as another origin: never redirect there.
+  if (location.starts_with("//") || location.starts_with("/\\")) {
+    return response::text("Not Found\n", status::not_found);
+  }
+  // 301 lets clients turn a POST into a GET; 308 keeps method and body.
+  const bool safe = req.method() == method::get || req.method() == method::head;
+  return response::redirect(safe ? status::moved_permanently : status::permanent_redirect, location);
+}
+
+response automatic_answer(const match_outcome& o, const request& req) {
+  std::array<char, allow_capacity> buffer;
+  switch (o.what) {
+    case match_outcome::kind::not_allowed: {
+      response r = response::text("Method Not Allowed\n", status::method_not_allowed);
+      r.set_header("Allow", allow_value(o.allow, buffer));
+      return r;
+    }
+    case match_outcome::kind::options: {
+      response r(status::no_content);
+      r.set_header("Allow", allow_value(o.allow, buffer));
+      return r;
+    }
+    case match_outcome::kind::redirect: return slash_redirect(req, o.add_slash);
+    case match_outcome::kind::route:
+    case match_outcome::kind::not_found: break;
+  }
+  return response::text("Not Found\n", status::not_found);
+}
+
+// Befores in order until one answers; the inner step only if none did; then
+// the afters of the layers that were entered, innermost first.
+template <class Inner>
+response run_chain(const detail::middleware_layer* const* layers, std::size_t size, request& req, Inner&& inner) {
+  std::optional<response> out;
+  std::size_t entered = 0;
+  for (; entered < size; ++entered) {
+    const auto& before = layers[entered]->before;
+    if (before && (out = before(req))) break;
+  }
+  if (!out) out.emplace(inner());
+  for (std::size_t i = entered; i-- > 0;) {
+    if (layers[i]->after) layers[i]->after(req, *out);
+  }
+  return std::move(*out);
+}
+
+void report_failure(const detail::route_table& t, const request& req, std::string_view what) noexcept {
+  try {
+    if (t.report && *t.report) {
+      (*t.report)(what);
+      return;
+    }
+  } catch (...) {
+    // A reporter that throws has nowhere left to report to.
+  }
+  std::fprintf(stderr, "stet: handler for %.*s threw: %.*s\n", static_cast<int>(req.path().size()), req.path().data(),
+               static_cast<int>(what.size()), what.data());
+}
+
+response dispatch(const detail::route_table& t, request& req) {
+  detail::capture_buffer buffer;
+  detail::capture* const captured = buffer.items;
+  route_params& params = detail::request_access::params(req);
+  detail::route_params_access::clear(params);
+  const match_outcome o = detail::match_path(t, req.method(), req.raw_path(), req.arena(), captured);
+  if (o.what != match_outcome::kind::route) {
+    if (t.router_chain_size == 0) return automatic_answer(o, req);
+    return run_chain(t.chain.data(), t.router_chain_size, req, [&] { return automatic_answer(o, req); });
+  }
+  const detail::route_entry& e = *o.entry;
+  detail::route_params_access::bind(params, e.pattern, t.param_names.data() + e.names_begin, captured, o.captured);
+  const detail::capture* args = captured + e.arg_offset;
+  if (e.chain_size == 0) return e.handler->invoke(*e.handler, req, args);
+  return run_chain(t.chain.data() + e.chain_begin, e.chain_size, req,
+                   [&] { return e.handler->invoke(*e.handler, req, args); });
+}
+
+}  // namespace
+
+router::match router::find(const request& req) const noexcept {
+  const detail::epoch::read_section pin;
+  const detail::route_table& t = scope_.state().acquire();
+  detail::capture_buffer buffer;
+  const match_outcome o = detail::match_path(t, req.method(), req.raw_path(), req.arena(), buffer.items);
+  switch (o.what) {
+    case match_outcome::kind::route: return {status::ok};
+    case match_outcome::kind::not_allowed: return {status::method_not_allowed};
+    case match_outcome::kind::options: return {status::no_content};
+    case match_outcome::kind::redirect:
+      return {req.method() == method::get || req.method() == method::head ? status::moved_permanently
+                                                                          : status::permanent_redirect};
+    case match_outcome::kind::not_found: break;
+  }
+  return {status::not_found};
+}
+
+response router::handle(request& req) const {
+  // The pin keeps this table alive until the response is built, however many
+  // tables are swapped in meanwhile.
+  const detail::epoch::read_section pin;
+  const detail::route_table& t = scope_.state().acquire();
+  try {
+    return dispatch(t, req);
+  } catch (const std::exception& e) {
+    report_failure(t, req, e.what());
+  } catch (...) {
+    report_failure(t, req, "unknown exception");
+  }
+  return response::text("Internal Server Error\n", status::internal_server_error);
+}
+
+}  // namespace stet
