@@ -4,6 +4,7 @@
 
 #include <stet/request.hpp>
 #include <stet/response.hpp>
+#include <stet/router.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -140,5 +141,12 @@ class static_files {
   friend struct detail::static_files_access;
   std::unique_ptr<impl> impl_;
 };
+
+/// Serves `files` under the URL `prefix` (e.g. "/static"): GET and HEAD of
+/// `prefix/<path>` go to files->respond() with the path still percent-encoded
+/// (so that an encoded slash or dot-segment is refused, never decoded into a
+/// traversal), and `prefix` itself is redirected to `prefix/`. Several mounts
+/// may share one router.
+void mount(router& routes, std::string_view prefix, std::shared_ptr<static_files> files);
 
 }  // namespace stet

@@ -1,11 +1,8 @@
 // stet::static_files behind a real server on 127.0.0.1: bytes over sockets,
 // sendfile for the large file, conditional and range answers, traversal
-// attempts sent raw. Until the router gains catch-all routes, each test path is
-// mounted as an exact route whose handler passes the raw remainder after
-// "/static/" to respond(), which is what the prefix mount will do.
+// attempts sent raw, all through stet::mount under "/static".
 #include <stet/stet.hpp>
 
-#include "http/percent.hpp"
 #include "static/content_hash.hpp"
 
 #include "support/http_client.hpp"
@@ -43,15 +40,9 @@ std::string sha256_hex(std::string_view bytes) {
   return hex;
 }
 
-/// Routes each raw target (after the prefix) to the responder.
-void mount(stet::router& r, const std::shared_ptr<stet::static_files>& files, const std::vector<std::string>& raw) {
-  for (const std::string& tail : raw) {
-    std::pmr::monotonic_buffer_resource arena;
-    const std::string target = std::string(prefix) + tail.substr(0, tail.find('?'));
-    const auto decoded = stet::detail::percent_decode_path(target, arena);
-    if (!decoded) continue;  // the server answers these 400 before routing
-    r.get(*decoded, [files](stet::request& req) { return files->respond(req, req.raw_path().substr(prefix.size())); });
-  }
+/// Mounts the files under "/static" (the raw targets are what the test will send).
+void mount(stet::router& r, const std::shared_ptr<stet::static_files>& files, const std::vector<std::string>&) {
+  stet::mount(r, "/static", files);
 }
 
 class StaticOverHttp : public ::testing::Test {

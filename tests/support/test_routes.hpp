@@ -11,6 +11,9 @@
 
 namespace stet::test {
 
+/// A type-erased handler, for tables of test routes.
+using handler = std::function<response(request&)>;
+
 inline constexpr std::string_view hello_body = "Hello, World!";
 
 /// `n` bytes of a fixed pattern, so a receiver can check every byte arrived in place.
