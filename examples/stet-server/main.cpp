@@ -1,5 +1,6 @@
 // stet-server: the bundled example server (its contract is in DESIGN.md).
 
+#include <stet/static_files.hpp>
 #include <stet/stet.hpp>
 
 #include "cli.hpp"
@@ -64,8 +65,35 @@ stet::response csv_stream(stet::request& req) {
   return r;
 }
 
-stet::router make_routes(const std::shared_ptr<stet::metrics>& metrics) {
+// GET /: a small page whose stylesheet link carries the content hash, so the
+// browser may cache it for a year and still never see stale CSS.
+stet::response home_page(stet::static_files& files) {
+  const std::string css = files.static_url("app.css");
+  return stet::response::html(fmt::format(R"(<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>stet</title><link rel="stylesheet" href="{}"></head>
+<body>
+<h1>stet</h1>
+<p>An embeddable C++20 HTTP/1.1 server whose requests never re-derive what does not change.</p>
+<ul>
+<li><a href="/plaintext">/plaintext</a></li>
+<li><a href="/json">/json</a></li>
+<li><a href="/-/versions.json">/-/versions.json</a></li>
+<li><a href="/-/metrics">/-/metrics</a></li>
+<li><a href="/stream?rows=1000">/stream?rows=1000</a></li>
+</ul>
+</body>
+</html>
+)",
+                                          css));
+}
+
+stet::router make_routes(const std::shared_ptr<stet::metrics>& metrics,
+                         const std::shared_ptr<stet::static_files>& files, std::string_view static_prefix) {
   stet::router routes;
+  stet::mount(routes, static_prefix, files);
+  routes.get("/", [files](stet::request&) { return home_page(*files); });
+  routes.get("/favicon.ico", [files](stet::request& req) { return files->respond(req, "favicon.ico"); });
   routes.get("/-/metrics", [metrics](stet::request&) { return metrics->respond(); });
   routes.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
   routes.get("/json", [](stet::request&) {
@@ -110,7 +138,18 @@ int main(int argc, char** argv) {
   options.access_log.path = o.access_log_file;
   options.access_log.format = stet::access_log_format::combined;
   options.metrics = std::make_shared<stet::metrics>();
-  stet::server server(make_routes(options.metrics), options);
+
+  std::shared_ptr<stet::static_files> files;
+  try {
+    stet::static_options static_options;
+    static_options.url_prefix = o.static_prefix + "/";
+    files =
+        std::make_shared<stet::static_files>(o.static_dir.empty() ? STET_EXAMPLE_SITE : o.static_dir, static_options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "stet-server: --static: %s\n", e.what());
+    return 1;
+  }
+  stet::server server(make_routes(options.metrics, files, o.static_prefix), options);
   if (const std::error_code ec = server.start()) {
     std::fprintf(stderr, "stet-server: cannot start on %s:%u: %s\n", o.host.c_str(), o.port, ec.message().c_str());
     return 1;
