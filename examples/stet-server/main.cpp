@@ -149,6 +149,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "stet-server: --static: %s\n", e.what());
     return 1;
   }
+  stet::report_metrics(*options.metrics, files);
   stet::server server(make_routes(options.metrics, files, o.static_prefix), options);
   if (const std::error_code ec = server.start()) {
     std::fprintf(stderr, "stet-server: cannot start on %s:%u: %s\n", o.host.c_str(), o.port, ec.message().c_str());

@@ -2,6 +2,7 @@
 /// @file stet::static_files: serves a directory tree, small files from a
 /// stat-validated memory cache, large ones with sendfile(2).
 
+#include <stet/metrics.hpp>
 #include <stet/request.hpp>
 #include <stet/response.hpp>
 #include <stet/router.hpp>
@@ -148,5 +149,9 @@ class static_files {
 /// traversal), and `prefix` itself is redirected to `prefix/`. Several mounts
 /// may share one router.
 void mount(router& routes, std::string_view prefix, std::shared_ptr<static_files> files);
+
+/// Reports `files`' counters through `m` (as stet_cache_* and stet_static_*
+/// samples labelled cache="static"), read whenever the metrics are.
+void report_metrics(metrics& m, std::shared_ptr<const static_files> files);
 
 }  // namespace stet

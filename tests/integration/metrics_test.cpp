@@ -1,4 +1,5 @@
 // Metrics exposition, phase timings, Server-Timing and the tracer hook.
+#include <stet/static_files.hpp>
 #include <stet/stet.hpp>
 
 #include "support/http_client.hpp"
@@ -7,6 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 
 namespace {
@@ -56,6 +61,30 @@ TEST(Metrics, CollectorsAddTheirSamples) {
   const auto parsed = check_prometheus_text(m->text());
   for (const std::string& e : parsed.errors) ADD_FAILURE() << e;
   EXPECT_EQ(parsed.value("stet_cache_hits_total{cache=\"test\"}"), 42);
+}
+
+TEST(Metrics, StaticFileCountersAreReported) {
+  const auto root = std::filesystem::temp_directory_path() / ("stet-metrics-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root);
+  std::ofstream(root / "a.txt") << "hello";
+  stet::static_options no_settle;
+  no_settle.settle_time = std::chrono::milliseconds(0);  // the file was written just now
+  auto files = std::make_shared<stet::static_files>(root.string(), no_settle);
+  auto m = std::make_shared<stet::metrics>();
+  stet::report_metrics(*m, files);
+  stet::router r;
+  stet::mount(r, "/static", files);
+  {
+    running_server server(r);
+    raw_client client(server.port());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(client.request("GET", "/static/a.txt"));
+  }
+  std::filesystem::remove_all(root);
+  const auto parsed = check_prometheus_text(m->text());
+  for (const std::string& e : parsed.errors) ADD_FAILURE() << e;
+  EXPECT_EQ(parsed.value("stet_cache_misses_total{cache=\"static\"}"), 1);
+  EXPECT_EQ(parsed.value("stet_cache_hits_total{cache=\"static\"}"), 2);
+  EXPECT_EQ(parsed.value("stet_cache_bytes{cache=\"static\"}"), 5);
 }
 
 TEST(Metrics, CheckerRejectsMalformedText) {

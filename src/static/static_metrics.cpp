@@ -1,0 +1,23 @@
+#include <stet/static_files.hpp>
+
+namespace stet {
+
+void report_metrics(metrics& m, std::shared_ptr<const static_files> files) {
+  m.add_collector([files = std::move(files)](std::vector<metric_sample>& out) {
+    const static_stats s = files->stats();
+    const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
+    constexpr std::string_view label = R"(cache="static")";
+    out.push_back({"stet_cache_hits_total", "Cache hits.", "counter", label, d(s.hits)});
+    out.push_back({"stet_cache_misses_total", "Cache misses.", "counter", label, d(s.misses)});
+    out.push_back({"stet_cache_evictions_total", "Cache entries evicted.", "counter", label, d(s.evictions)});
+    out.push_back({"stet_cache_entries", "Cache entries held now.", "gauge", label, d(s.entries)});
+    out.push_back({"stet_cache_bytes", "Bytes held by the cache now.", "gauge", label, d(s.bytes_cached)});
+    out.push_back(
+        {"stet_static_revalidations_total", "Cache hits checked with a stat.", "counter", "", d(s.revalidations)});
+    out.push_back({"stet_static_not_modified_total", "304 answers.", "counter", "", d(s.not_modified)});
+    out.push_back({"stet_static_partial_total", "206 answers.", "counter", "", d(s.partial)});
+    out.push_back({"stet_static_refused_total", "Paths refused.", "counter", "", d(s.refused)});
+  });
+}
+
+}  // namespace stet
