@@ -5,10 +5,8 @@
 #include "http/arena.hpp"
 #include "http/memo_stats.hpp"
 
-#include <fmt/format.h>
 #include <simdjson.h>
 
-#include <iterator>
 #include <memory>
 #include <new>
 
@@ -125,39 +123,6 @@ simdjson::dom::parser& thread_parser() {
   return *slot;
 }
 
-void append_escaped(std::string& out, std::string_view text) {
-  constexpr std::string_view hex = "0123456789abcdef";
-  std::size_t plain_from = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out.append(text.substr(plain_from, i - plain_from));
-    plain_from = i + 1;
-    switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
-      case '\b': out.append("\\b"); break;
-      case '\f': out.append("\\f"); break;
-      default:
-        out.append("\\u00");
-        out.push_back(hex[c >> 4]);
-        out.push_back(hex[c & 15]);
-    }
-  }
-  out.append(text.substr(plain_from));
-}
-
-// Shortest round-trip form, kept recognisably floating ("1.0", not "1") so that
-// an echoed document keeps its number types.
-void append_floating(std::string& out, double d) {
-  const std::size_t from = out.size();
-  fmt::format_to(std::back_inserter(out), "{}", d);
-  if (std::string_view(out).substr(from).find_first_of(".eE") == std::string_view::npos) out.append(".0");
-}
-
 }  // namespace
 
 std::optional<bool> json_value::as_bool() const noexcept {
@@ -229,44 +194,27 @@ json_result parse_json(std::string_view text, std::pmr::memory_resource& arena, 
   return json_result(detail::arena_new<json_value>(arena, root));
 }
 
-void append_json_string(std::string& out, std::string_view text) {
-  out.push_back('"');
-  append_escaped(out, text);
-  out.push_back('"');
-}
-
-void append_json(std::string& out, const json_value& value) {
+void to_json(json::writer& w, const json_value& value) {
   switch (value.type()) {
-    case json_type::null: out.append("null"); return;
-    case json_type::boolean: out.append(*value.as_bool() ? "true" : "false"); return;
-    case json_type::integer: fmt::format_to(std::back_inserter(out), "{}", *value.as_int64()); return;
-    case json_type::unsigned_integer: fmt::format_to(std::back_inserter(out), "{}", *value.as_uint64()); return;
-    case json_type::floating: append_floating(out, *value.as_double()); return;
-    case json_type::string: append_json_string(out, *value.as_string()); return;
-    case json_type::array: {
-      out.push_back('[');
-      bool first = true;
-      for (const json_value& item : value.items()) {
-        if (!first) out.push_back(',');
-        first = false;
-        append_json(out, item);
-      }
-      out.push_back(']');
+    case json_type::null: w.null(); return;
+    case json_type::boolean: w.boolean(*value.as_bool()); return;
+    case json_type::integer: w.number(*value.as_int64()); return;
+    case json_type::unsigned_integer: w.number(*value.as_uint64()); return;
+    case json_type::floating: w.number(*value.as_double()); return;
+    case json_type::string: w.string(*value.as_string()); return;
+    case json_type::array:
+      w.begin_array();
+      for (const json_value& item : value.items()) to_json(w, item);
+      w.end_array();
       return;
-    }
-    case json_type::object: {
-      out.push_back('{');
-      bool first = true;
+    case json_type::object:
+      w.begin_object();
       for (const json_member& m : value.members()) {
-        if (!first) out.push_back(',');
-        first = false;
-        append_json_string(out, m.key);
-        out.push_back(':');
-        append_json(out, m.value);
+        w.key(m.key);
+        to_json(w, m.value);
       }
-      out.push_back('}');
+      w.end_object();
       return;
-    }
   }
 }
 

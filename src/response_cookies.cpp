@@ -1,5 +1,4 @@
 #include <stet/error.hpp>
-#include <stet/json_body.hpp>
 #include <stet/response.hpp>
 #include <stet/signer.hpp>
 
@@ -39,17 +38,12 @@ std::error_code response::set_signed_cookie(const signer& s, std::string_view na
 response response::json_error(std::error_code ec, std::string_view detail) {
   const stet::status s =
       ec.category() == error_category() ? http_status(static_cast<stet::error>(ec.value())) : status::bad_request;
-  std::string body = "{\"error\":";
-  append_json_string(body, ec.message());
-  if (!detail.empty()) {
-    body.append(",\"detail\":");
-    append_json_string(body, detail);
-  }
-  body.push_back('}');
-  response r(s);
-  r.set_header("Content-Type", "application/json");
-  r.set_body(std::move(body));
-  return r;
+  const std::string message = ec.message();
+  return json(s, [&](stet::json::writer& w) {
+    w.begin_object().member("error", message);
+    if (!detail.empty()) w.member("detail", detail);
+    w.end_object();
+  });
 }
 
 }  // namespace stet

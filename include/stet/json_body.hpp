@@ -1,6 +1,7 @@
 #pragma once
 /// @file JSON request bodies: an immutable tree in the request arena, parsed by simdjson.
 
+#include <stet/json.hpp>
 #include <stet/status.hpp>
 
 #include <cstddef>
@@ -93,8 +94,10 @@ struct json_member {
 
 /// Bodies larger than this are refused by request::json() (413) unless a limit is passed.
 inline constexpr std::size_t default_json_max_bytes = 1024 * 1024;
-/// Deepest nesting of arrays and objects accepted; deeper documents are invalid_json.
-inline constexpr std::size_t json_max_depth = 256;
+/// Deepest nesting of arrays and objects accepted; deeper documents are
+/// invalid_json. The JSON writer's default depth, so that whatever is accepted
+/// can be written back out (echoed) with default settings.
+inline constexpr std::size_t json_max_depth = json::settings{}.max_depth;
 
 /// A parsed JSON document, or why there is none. Never throws.
 class json_result {
@@ -133,10 +136,9 @@ class json_result {
 json_result parse_json(std::string_view text, std::pmr::memory_resource& arena,
                        std::size_t max_bytes = default_json_max_bytes);
 
-/// Appends `value` to `out` as compact JSON.
-void append_json(std::string& out, const json_value& value);
-/// Appends `text` to `out` as a quoted JSON string (", \\ and control bytes escaped;
-/// other bytes copied as they are).
-void append_json_string(std::string& out, std::string_view text);
+/// Makes json_value serializable by stet::json::writer (found by argument-dependent
+/// lookup): `stet::response::json(*req.json())` echoes a body back. Numbers keep
+/// their kind (1.0 stays floating), object members their order and duplicates.
+void to_json(json::writer& w, const json_value& value);
 
 }  // namespace stet

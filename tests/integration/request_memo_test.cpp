@@ -62,44 +62,41 @@ stet::router memo_routes(std::shared_ptr<const stet::signer> actor) {
     return res;
   });
   r.get("/actor", [actor](stet::request& req) {
-    std::string out = R"({"actor":)";
-    if (const auto who = req.signed_cookie(*actor, "actor")) {
-      stet::append_json_string(out, *who);
-    } else {
-      out += "null";
-    }
-    out += "}";
-    return stet::response::json_text(out);
+    const std::optional<std::string_view> who = req.signed_cookie(*actor, "actor");
+    return stet::response::json([&](stet::json::writer& w) {
+      w.begin_object().key("actor");
+      if (who) {
+        w.string(*who);
+      } else {
+        w.null();
+      }
+      w.end_object();
+    });
   });
   r.get("/echo", [](stet::request& req) {
-    std::string out = "{";
-    const auto sorted = req.query().sorted();
-    for (std::size_t i = 0; i < sorted.size();) {
-      const auto all = req.query().get_all(sorted[i].name);
-      if (i > 0) out += ",";
-      stet::append_json_string(out, sorted[i].name);
-      out += ":";
-      if (all.size() == 1) {
-        stet::append_json_string(out, all[0].value);
-      } else {
-        out += "[";
-        for (std::size_t k = 0; k < all.size(); ++k) {
-          if (k > 0) out += ",";
-          stet::append_json_string(out, all[k].value);
+    // Repeated keys become arrays: sorted() puts equal names next to each other.
+    const stet::form_data& q = req.query();
+    return stet::response::json([&](stet::json::writer& w) {
+      w.begin_object();
+      for (std::size_t i = 0; i < q.sorted().size();) {
+        const std::span<const stet::form_field> all = q.get_all(q.sorted()[i].name);
+        w.key(all.front().name);
+        if (all.size() == 1) {
+          w.string(all.front().value);
+        } else {
+          w.begin_array();
+          for (const stet::form_field& f : all) w.string(f.value);
+          w.end_array();
         }
-        out += "]";
+        i += all.size();
       }
-      i += all.size();
-    }
-    out += "}";
-    return stet::response::json_text(out);
+      w.end_object();
+    });
   });
   r.post("/echo", [](stet::request& req) {
     const stet::json_result& body = req.json();
     if (!body) return stet::response::json_error(body.error(), body.detail());
-    std::string out;
-    stet::append_json(out, *body);
-    return stet::response::json_text(out);
+    return stet::response::json(*body);
   });
   r.get("/who", [](stet::request& req) {
     return stet::response::text(std::string(req.cookies().get("who").value_or("-")) + " " +

@@ -15,7 +15,7 @@ using stet::parse_json;
 
 std::string dump(const stet::json_value& v) {
   std::string out;
-  stet::append_json(out, v);
+  EXPECT_EQ(stet::json::append(out, v), stet::json::errc::none);
   return out;
 }
 
@@ -79,12 +79,22 @@ TEST(JsonBody, InvalidInputIsAnErrorValue) {
   EXPECT_FALSE(parse_json(std::string_view("{\"a\":1}\0", 8), arena));  // NUL after the document
 }
 
-TEST(JsonBody, DepthIsBounded) {
+TEST(JsonBody, DepthIsBoundedAndWhateverIsAcceptedCanBeWrittenBack) {
   std::pmr::monotonic_buffer_resource arena;
-  const std::string ok = std::string(stet::json_max_depth - 1, '[') + std::string(stet::json_max_depth - 1, ']');
-  EXPECT_TRUE(parse_json(ok, arena));
-  const std::string deep = std::string(10000, '[') + std::string(10000, ']');
-  EXPECT_EQ(parse_json(deep, arena).error(), stet::error::invalid_json);
+  const auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  std::size_t deepest = 0;
+  for (std::size_t depth = stet::json_max_depth - 2; depth <= stet::json_max_depth + 2; ++depth) {
+    const stet::json_result r = parse_json(nested(depth), arena);
+    if (!r) {
+      EXPECT_EQ(r.error(), stet::error::invalid_json);
+      continue;
+    }
+    deepest = depth;
+    EXPECT_EQ(dump(*r), nested(depth));  // the default writer takes it all
+  }
+  EXPECT_GE(deepest, stet::json_max_depth - 1);
+  EXPECT_LE(deepest, stet::json_max_depth);
+  EXPECT_EQ(parse_json(nested(10000), arena).error(), stet::error::invalid_json);
 }
 
 TEST(JsonBody, SizeLimit) {
@@ -109,7 +119,7 @@ TEST(JsonBody, LargeDocumentThenSmallOnes) {
   EXPECT_EQ(r->items()[5].as_string(), "5");  // the first tree does not depend on the parser
 }
 
-TEST(JsonBody, AppendJsonRoundTrips) {
+TEST(JsonBody, WritesBackThroughTheJsonWriter) {
   std::pmr::monotonic_buffer_resource arena;
   const std::string_view text =
       R"({"a":[1,-2,3.25,1.0,1e+100,true,false,null],"s":"q\"b\\s\n\t\u0001\u00e9","o":{"x":{}},"e":[]})";
