@@ -2,6 +2,7 @@
 #include <stet/request.hpp>
 #include <stet/response.hpp>
 #include <stet/signer.hpp>
+#include <stet/test_request.hpp>
 
 #include "http/cookie_cache.hpp"
 #include "http/header_names.hpp"
@@ -153,6 +154,21 @@ TEST(RequestMemos, BeginRequestForgetsTheLastRequest) {
   EXPECT_EQ(next.cookies().get("a"), "2");
   EXPECT_EQ(next.headers().get("x-a"), "2");
   EXPECT_EQ(next.query().get("q"), "2");
+}
+
+TEST(RequestMemos, TestRequestKeepsMemosFresh) {
+  stet::test_request t(stet::method::post, "/login?a=1");
+  t.header("Cookie", "sid=1");
+  const stet::request& req = t;
+  EXPECT_EQ(req.cookies().get("sid"), "1");
+  EXPECT_FALSE(req.headers().contains("x-late"));
+  t.header("X-Late", "yes");  // a field added after a memo was built
+  EXPECT_EQ(req.headers().get("x-late"), "yes");
+  t.header("Content-Type", "application/json").body(R"({"id":"bob"})");
+  EXPECT_EQ(req.json()->find("id")->as_string(), "bob");
+  t.reset_arena();  // the memos lived in the arena
+  EXPECT_EQ(req.query().get("a"), "1");
+  EXPECT_EQ(req.json()->find("id")->as_string(), "bob");
 }
 
 TEST(RequestMemos, SteadyStateAllocatesNothing) {
