@@ -32,6 +32,15 @@ class stet_category final : public std::error_category {
       case error::invalid_header_name: return "header name is not a token";
       case error::invalid_header_value: return "header value contains a control character";
       case error::reserved_header: return "header is written by stet itself";
+      case error::invalid_cookie_name: return "cookie name is not a token";
+      case error::invalid_cookie_value: return "cookie value contains a byte outside cookie-octet";
+      case error::invalid_cookie_attribute: return "cookie Path or Domain is malformed";
+      case error::cookie_needs_secure:
+        return "browsers would drop this cookie: SameSite=None, __Secure- and __Host- need Secure; "
+               "__Host- also Path=/ and no Domain";
+      case error::unsupported_media_type: return "unsupported Content-Type for this body";
+      case error::invalid_json: return "request body is not valid JSON";
+      case error::too_many_form_fields: return "too many form fields";
     }
     return "unknown stet error";
   }
@@ -47,7 +56,9 @@ status http_status(error e) noexcept {
     case error::target_too_long: return status::uri_too_long;
     case error::header_too_large:
     case error::too_many_headers: return status::request_header_fields_too_large;
-    case error::body_too_large: return status::payload_too_large;
+    case error::body_too_large:
+    case error::too_many_form_fields: return status::payload_too_large;
+    case error::unsupported_media_type: return status::unsupported_media_type;
     case error::expectation_failed: return status::expectation_failed;
     case error::header_timeout:
     case error::body_timeout: return status::request_timeout;

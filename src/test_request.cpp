@@ -34,6 +34,7 @@ test_request& test_request::header(std::string_view name, std::string_view value
   const std::string& n = strings_.emplace_back(name);
   const std::string& v = strings_.emplace_back(value);
   fields_.push_back(header_field{n, v});
+  request_access::begin_request(request_);  // memos built from the old fields are stale
   request_access::set_fields(request_, fields_);
   if (request_.host().empty() && detail::iequals(n, "host")) {
     request_access::set_host(request_, v);
@@ -43,8 +44,14 @@ test_request& test_request::header(std::string_view name, std::string_view value
 
 test_request& test_request::body(std::string_view bytes) {
   body_.assign(bytes);
+  request_access::begin_request(request_);
   request_access::set_body(request_, body_);
   return *this;
+}
+
+void test_request::reset_arena() noexcept {
+  request_access::begin_request(request_);  // the memos live in the arena
+  arena_.release();
 }
 
 }  // namespace stet

@@ -36,6 +36,15 @@ enum class error {
   invalid_header_name,   ///< not an RFC 9110 token
   invalid_header_value,  ///< CR, LF, NUL or another control character
   reserved_header,       ///< a header the writer owns (Content-Length, Date, ...)
+  // Cookies out (response::set_cookie).
+  invalid_cookie_name,       ///< not an RFC 6265 cookie-name (token)
+  invalid_cookie_value,      ///< a byte outside RFC 6265 cookie-octet
+  invalid_cookie_attribute,  ///< a Path with a control byte or ';', a Domain that is not a host name
+  cookie_needs_secure,       ///< browsers would drop it: SameSite=None/__Secure-/__Host- need Secure
+  // Request bodies (request::form(), request::json()).
+  unsupported_media_type,  ///< 415: the Content-Type is not the one the body is read as
+  invalid_json,            ///< malformed JSON, invalid UTF-8, nesting too deep, or an empty body
+  too_many_form_fields,    ///< 413: more urlencoded fields than the form limit
 };
 
 /// The HTTP status a request failing with `e` is answered with (400 when no

@@ -1,6 +1,10 @@
 #pragma once
 /// @file stet::request: a read-only view of one parsed HTTP request.
 
+#include <stet/cookies.hpp>
+#include <stet/form.hpp>
+#include <stet/headers.hpp>
+#include <stet/json_body.hpp>
 #include <stet/method.hpp>
 #include <stet/route_params.hpp>
 
@@ -15,11 +19,7 @@ namespace detail {
 struct request_access;
 }
 
-/// One header field as received: views into the connection's read buffer.
-struct header_field {
-  std::string_view name;
-  std::string_view value;  ///< without leading and trailing whitespace
-};
+class signer;
 
 /// A parsed request. Every view points into the connection's buffers and stays
 /// valid until the handler returns; copy what must live longer.
@@ -65,8 +65,44 @@ class request {
   /// The decoded value of route parameter `name` (`{name}` in the pattern); nullopt when absent.
   std::optional<std::string_view> param(std::string_view name) const noexcept { return params_.get(name); }
 
+  // Memos: each is computed on first use, kept in the arena, and returned
+  // as is (a pointer read) on every later call during this request.
+
+  /// Every header field indexed by case-insensitive name (see header_map).
+  /// @throws std::bad_alloc when the arena cannot allocate (first call only).
+  const header_map& headers() const { return headers_memo_ != nullptr ? *headers_memo_ : build_headers(); }
+  /// The cookies of the Cookie header (RFC 6265; malformed pairs skipped). The
+  /// parse is also cached per thread across requests with the same Cookie bytes.
+  /// @throws std::bad_alloc when the arena cannot allocate (first call only).
+  const cookie_jar& cookies() const { return cookies_memo_ != nullptr ? *cookies_memo_ : build_cookies(); }
+  /// The query string decoded as application/x-www-form-urlencoded (see parse_urlencoded()).
+  /// @throws std::bad_alloc when the arena cannot allocate (first call only).
+  const form_data& query() const { return query_memo_ != nullptr ? *query_memo_ : build_query(); }
+  /// The body decoded as a urlencoded form; an error value (415 when the
+  /// Content-Type is not application/x-www-form-urlencoded, 413 beyond
+  /// default_form_max_fields fields), never an exception for bad input.
+  /// @throws std::bad_alloc when the arena cannot allocate (first call only).
+  const form_result& form() const { return form_memo_ != nullptr ? *form_memo_ : build_form(); }
+  /// The body parsed as JSON (simdjson DOM, see parse_json()); an error value
+  /// for a body over `max_bytes` (413, checked on every call), a Content-Type
+  /// other than application/json or application/...+json (415), or invalid
+  /// JSON (400). Never an exception for bad input.
+  /// @throws std::bad_alloc when the arena cannot allocate (first call only).
+  const json_result& json(std::size_t max_bytes = default_json_max_bytes) const;
+
+  /// The value of cookie `name` as set by response::set_signed_cookie() with a
+  /// signer of the same secret and purpose; nullopt when absent, malformed,
+  /// badly signed or expired. An absent or empty cookie costs no MAC.
+  /// @return A view into the arena, valid while the request is.
+  std::optional<std::string_view> signed_cookie(const signer& s, std::string_view name) const;
+
  private:
   friend struct detail::request_access;
+
+  const header_map& build_headers() const;
+  const cookie_jar& build_cookies() const;
+  const form_data& build_query() const;
+  const form_result& build_form() const;
 
   stet::method method_ = stet::method::get;
   bool keep_alive_ = true;
@@ -81,6 +117,15 @@ class request {
   std::span<const header_field> fields_;
   std::pmr::memory_resource* arena_ = std::pmr::new_delete_resource();
   route_params params_;
+
+  // Memo slots: null until first use; the objects live in *arena_ and are
+  // forgotten (not destroyed: they are trivially destructible) by
+  // request_access::begin_request() before the arena is reused.
+  mutable const header_map* headers_memo_ = nullptr;
+  mutable const cookie_jar* cookies_memo_ = nullptr;
+  mutable const form_data* query_memo_ = nullptr;
+  mutable const form_result* form_memo_ = nullptr;
+  mutable const json_result* json_memo_ = nullptr;
 };
 
 }  // namespace stet

@@ -1,6 +1,7 @@
 #pragma once
 /// @file stet::response: status, header fields and body of one answer.
 
+#include <stet/cookies.hpp>
 #include <stet/detail/pooled_string.hpp>
 #include <stet/json.hpp>
 #include <stet/status.hpp>
@@ -15,6 +16,8 @@
 #include <system_error>
 
 namespace stet {
+
+class signer;
 
 /// A read-only open file whose bytes responses send with sendfile(2). Shared:
 /// a cache entry and every response in flight hold it, and the descriptor closes
@@ -66,6 +69,11 @@ class response {
 
   /// A redirect (301, 302, 303, 307 or 308) to `location`.
   static response redirect(stet::status s, std::string_view location);
+  /// `{"error":"<ec.message()>"}` (plus `"detail"` when given) as
+  /// application/json, with the status http_status() gives a stet::error (400
+  /// for other categories): how a handler answers a failed request::json() or
+  /// request::form().
+  static response json_error(std::error_code ec, std::string_view detail = {});
 
   stet::status status() const noexcept { return status_; }
   response& set_status(stet::status s) noexcept {
@@ -84,6 +92,17 @@ class response {
   /// @throws std::invalid_argument when add_header() would refuse the field.
   response& with_header(std::string_view name, std::string_view value) &;
   response&& with_header(std::string_view name, std::string_view value) &&;
+  /// Appends a Set-Cookie field (see append_set_cookie() for the format and
+  /// every refusal); on error nothing is written.
+  std::error_code set_cookie(std::string_view name, std::string_view value, const cookie_options& options = {});
+  /// Asks the client to delete cookie `name`: an empty value with Max-Age=0 and
+  /// an Expires in 1970. `options` must carry the Path and Domain it was set with.
+  std::error_code clear_cookie(std::string_view name, cookie_options options = {});
+  /// set_cookie() of `value` signed by `s`: the value is base64url-encoded (so
+  /// any bytes are allowed) and signed; read it back with request::signed_cookie().
+  /// @throws std::bad_alloc when out of memory.
+  std::error_code set_signed_cookie(const signer& s, std::string_view name, std::string_view value,
+                                    const cookie_options& options = {});
   /// The first value of `name`, searched in the serialised fields (not a hot path).
   std::optional<std::string_view> header(std::string_view name) const noexcept;
   /// The serialised fields, each ending in CRLF.

@@ -3,7 +3,11 @@
 
 #include <stet/access_log.hpp>
 #include <stet/config.hpp>
+#include <stet/cookies.hpp>
 #include <stet/error.hpp>
+#include <stet/form.hpp>
+#include <stet/headers.hpp>
+#include <stet/json_body.hpp>
 #include <stet/method.hpp>
 #include <stet/metrics.hpp>
 #include <stet/request.hpp>
@@ -12,6 +16,7 @@
 #include <stet/router.hpp>
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
+#include <stet/signer.hpp>
 #include <stet/static_files.hpp>
 #include <stet/status.hpp>
 #include <stet/test_request.hpp>

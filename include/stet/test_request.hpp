@@ -34,8 +34,9 @@ class test_request {
   test_request& body(std::string_view bytes);
 
   /// Frees what the router and handlers put in the request's arena, as the
-  /// connection does after each response; views into it become invalid.
-  void reset_arena() noexcept { arena_.release(); }
+  /// connection does after each response; views into it become invalid and the
+  /// request's memos (headers(), cookies(), query(), form(), json()) are recomputed.
+  void reset_arena() noexcept;
 
   stet::request& get() noexcept { return request_; }
   operator stet::request&() noexcept { return request_; }  // NOLINT: meant to convert implicitly

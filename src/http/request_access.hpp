@@ -7,6 +7,15 @@
 namespace stet::detail {
 
 struct request_access {
+  /// Forgets every memo of the previous request. The connection reuses one
+  /// request object, so this runs before each new request is filled in.
+  static void begin_request(request& r) noexcept {
+    r.headers_memo_ = nullptr;
+    r.cookies_memo_ = nullptr;
+    r.query_memo_ = nullptr;
+    r.form_memo_ = nullptr;
+    r.json_memo_ = nullptr;
+  }
   static void set_method(request& r, stet::method m, std::string_view name) noexcept {
     r.method_ = m;
     r.method_name_ = name;

@@ -244,6 +244,7 @@ void connection::on_message_complete() {
 
 // Fills request_ from the parsed head: views into buffer_, decoded path in the arena.
 bool connection::prepare_request() {
+  request_access::begin_request(request_);
   const char* base = buffer_.get() + parser_.message_start();
   const auto view = [base](span s) { return std::string_view(base + s.offset, s.length); };
 

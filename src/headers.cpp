@@ -1,0 +1,31 @@
+#include <stet/headers.hpp>
+
+#include "http/arena.hpp"
+#include "http/field_index.hpp"
+#include "http/header_names.hpp"
+#include "http/memo_stats.hpp"
+
+namespace stet {
+
+std::optional<std::string_view> header_map::get(std::string_view name) const noexcept {
+  const std::span<const header_field> run = get_all(name);
+  if (run.empty()) return std::nullopt;
+  return run.front().value;
+}
+
+std::span<const header_field> header_map::get_all(std::string_view name) const noexcept {
+  return detail::equal_run(sorted_, name, detail::compare_folded{});
+}
+
+header_map index_headers(std::span<const header_field> fields, std::pmr::memory_resource& arena) {
+  ++detail::this_thread_memo_stats().header_builds;
+  header_field* index = detail::arena_array<header_field>(arena, fields.size());
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    index[i] = header_field{detail::lowercase_header_name(fields[i].name, arena), fields[i].value};
+  }
+  const std::span<header_field> sorted(index, fields.size());
+  detail::stable_sort_by_name(sorted, arena);
+  return header_map(sorted);
+}
+
+}  // namespace stet
