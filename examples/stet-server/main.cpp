@@ -1,11 +1,16 @@
 // stet-server: the bundled example server (its contract is in DESIGN.md).
 
+#include <stet/signer.hpp>
 #include <stet/static_files.hpp>
 #include <stet/stet.hpp>
 
 #include "cli.hpp"
 
 #include <fmt/format.h>
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <array>
 
 #include <charconv>
 #include <csignal>
@@ -88,9 +93,83 @@ stet::response home_page(stet::static_files& files) {
                                           css));
 }
 
+// A secret for the actor cookie: --secret, or random per start (cookies then do
+// not survive a restart, and instances do not share them).
+std::string actor_secret(const std::string& given) {
+  if (!given.empty()) return given;
+  std::fprintf(stderr,
+               "stet-server: no --secret given: using a random one; actor cookies will not survive a restart\n");
+  std::array<unsigned char, 32> bytes{};
+  RAND_bytes(bytes.data(), static_cast<int>(bytes.size()));
+  std::string secret;
+  for (unsigned char b : bytes) secret += fmt::format("{:02x}", b);
+  return secret;
+}
+
+// GET /echo: the query args as JSON; a repeated key becomes an array.
+stet::response echo_query(stet::request& req) {
+  const stet::form_data& query = req.query();
+  return stet::response::json([&query](stet::json::writer& w) {
+    w.begin_object();
+    const std::span<const stet::form_field> fields = query.all();
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const stet::form_field& field = fields[i];
+      const auto seen = [&](const stet::form_field& earlier) { return earlier.name == field.name; };
+      if (std::any_of(fields.begin(), fields.begin() + static_cast<std::ptrdiff_t>(i), seen)) continue;
+      const auto values = query.get_all(field.name);
+      w.key(field.name);
+      if (values.size() == 1) {
+        w.string(field.value);
+      } else {
+        w.begin_array();
+        for (const stet::form_field& v : values) w.string(v.value);
+        w.end_array();
+      }
+    }
+    w.end_object();
+  });
+}
+
+void add_actor_routes(stet::router& routes, std::shared_ptr<const stet::signer> signer) {
+  routes.get("/-/actor.json", [signer](stet::request& req) {
+    const std::optional<std::string_view> actor = req.signed_cookie(*signer, "actor");
+    return stet::response::json([&actor](stet::json::writer& w) {
+      w.begin_object().key("actor");
+      actor ? w.string(*actor) : w.null();
+      w.end_object();
+    });
+  });
+  routes.post("/-/login", [signer](stet::request& req) {
+    const stet::json_result& body = req.json();
+    if (!body) return stet::response::json_error(body.error(), body.detail());
+    const stet::json_value* id = body->find("id");
+    const std::optional<std::string_view> actor = id != nullptr ? id->as_string() : std::nullopt;
+    if (!actor || actor->empty() || actor->size() > 256) {
+      return stet::response::json_error(make_error_code(stet::error::bad_request),
+                                        R"(the body must be {"id": "<1 to 256 characters>"})");
+    }
+    stet::response r = stet::response::json(
+        [&actor](stet::json::writer& w) { w.begin_object().member("actor", *actor).end_object(); });
+    stet::cookie_options cookie;
+    cookie.max_age = std::chrono::hours(24 * 7);
+    if (const std::error_code ec = r.set_signed_cookie(*signer, "actor", *actor, cookie)) {
+      return stet::response::json_error(ec);
+    }
+    return r;
+  });
+}
+
 stet::router make_routes(const std::shared_ptr<stet::metrics>& metrics,
-                         const std::shared_ptr<stet::static_files>& files, std::string_view static_prefix) {
+                         const std::shared_ptr<stet::static_files>& files, std::string_view static_prefix,
+                         std::shared_ptr<const stet::signer> signer) {
   stet::router routes;
+  add_actor_routes(routes, std::move(signer));
+  routes.get("/echo", echo_query);
+  routes.post("/echo", [](stet::request& req) {
+    const stet::json_result& body = req.json();
+    if (!body) return stet::response::json_error(body.error(), body.detail());
+    return stet::response::json(*body);
+  });
   stet::mount(routes, static_prefix, files);
   routes.get("/", [files](stet::request&) { return home_page(*files); });
   routes.get("/favicon.ico", [files](stet::request& req) { return files->respond(req, "favicon.ico"); });
@@ -150,7 +229,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   stet::report_metrics(*options.metrics, files);
-  stet::server server(make_routes(options.metrics, files, o.static_prefix), options);
+  auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{actor_secret(o.secret)}, "actor-cookie");
+  stet::server server(make_routes(options.metrics, files, o.static_prefix, std::move(signer)), options);
   if (const std::error_code ec = server.start()) {
     std::fprintf(stderr, "stet-server: cannot start on %s:%u: %s\n", o.host.c_str(), o.port, ec.message().c_str());
     return 1;
