@@ -19,10 +19,8 @@ void latency_histogram::record(std::chrono::nanoseconds d) noexcept {
   const auto us = static_cast<std::uint64_t>(std::max<std::int64_t>(d.count(), 0) / 1000);
   std::size_t bucket = 0;
   while (bucket < bounds_us.size() && us >= bounds_us[bucket]) ++bucket;
-  auto& c = counts_[bucket];
-  c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  sum_ns_.store(sum_ns_.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(d.count()),
-                std::memory_order_relaxed);
+  single_writer_add(counts_[bucket]);
+  single_writer_add(sum_ns_, static_cast<std::uint64_t>(d.count()));
 }
 
 latency_histogram::snapshot latency_histogram::read() const noexcept {

@@ -28,13 +28,6 @@ std::error_code check_field(std::string_view name, std::string_view value) noexc
   return {};
 }
 
-response with_type(std::string_view type, std::string_view body, stet::status s) {
-  response r(s);
-  r.set_header("Content-Type", type);
-  r.set_body(body);
-  return r;
-}
-
 // Calls visit(line_begin, line_end, name, value) for each serialised field.
 template <typename Visit>
 void for_each_field(std::string_view block, Visit&& visit) {
@@ -51,15 +44,20 @@ void for_each_field(std::string_view block, Visit&& visit) {
 
 }  // namespace
 
-response response::text(std::string_view body, stet::status s) {
-  return with_type("text/plain; charset=utf-8", body, s);
-}
+response response::text(std::string_view body, stet::status s) { return typed("text/plain; charset=utf-8", body, s); }
 
-response response::html(std::string_view body, stet::status s) {
-  return with_type("text/html; charset=utf-8", body, s);
-}
+response response::html(std::string_view body, stet::status s) { return typed("text/html; charset=utf-8", body, s); }
 
-response response::json_text(std::string_view json, stet::status s) { return with_type("application/json", json, s); }
+response response::json_text(std::string_view json, stet::status s) { return typed("application/json", json, s); }
+
+// The factories' content types are constants known to be valid: they are
+// appended as they are, not validated again on every response.
+response response::typed(std::string_view content_type, std::string_view body, stet::status s) {
+  response r(s);
+  r.append_field("Content-Type", content_type);
+  r.set_body(body);
+  return r;
+}
 
 response response::redirect(stet::status s, std::string_view location) {
   response r(s);

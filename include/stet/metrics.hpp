@@ -18,12 +18,18 @@ namespace stet {
 
 /// The phases of one request whose durations stet records.
 enum class phase : std::uint8_t {
-  parse,    ///< first byte of the request read -> request complete
-  handle,   ///< routing and the handler
-  write,    ///< response queued -> written to the socket (shared by a pipelined batch)
+  parse,   ///< first byte of the request read -> request complete
+  handle,  ///< routing and the handler
+  write,   ///< response queued -> written to the socket (shared by a pipelined batch)
 };
 inline constexpr std::size_t phase_count = 3;
 std::string_view to_string(phase p) noexcept;
+
+/// Adds to a counter that only one thread writes: a plain load and store, no
+/// locked instruction; readers on other threads see it through relaxed loads.
+inline void single_writer_add(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
+  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
 
 /// A histogram with fixed log-spaced buckets, written by one thread and read
 /// by any (relaxed atomics: no lock, no read-modify-write on the hot path).
@@ -64,10 +70,7 @@ struct worker_counters {
   std::atomic<std::uint64_t> date_refreshes{0};
   std::array<latency_histogram, phase_count> phases;
 
-  /// Single-writer increment: a plain load and store, no locked instruction.
-  static void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
-    c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-  }
+  static void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept { single_writer_add(c, by); }
 };
 
 /// Everything a server counts, shared between the server (which writes) and a

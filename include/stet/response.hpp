@@ -155,6 +155,7 @@ class response {
   stream_producer producer_;
 
   static response json_failure(stet::json::errc e);
+  static response typed(std::string_view content_type, std::string_view body, stet::status s);
 };
 
 template <stet::json::serializable T>

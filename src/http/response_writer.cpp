@@ -45,10 +45,9 @@ void response_writer::append_head(std::string& out, const response& r, const fra
   out += dates_.now();
   out += "\r\n";
   out += r.header_block();
-  const unsigned code = to_int(r.status());
   if (how.chunked) {
     out += "Transfer-Encoding: chunked\r\n";
-  } else if (code >= 200 && code != 204 && code != 304 && !r.is_stream()) {
+  } else if (!status_forbids_body(r.status()) && !r.is_stream()) {
     std::array<char, 24> digits{};
     const auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), r.content_length());
     out += "Content-Length: ";

@@ -208,11 +208,6 @@ void connection::on_message_complete() {
 
   if (request_.method() == stet::method::connect) {
     queue_response(response::text("CONNECT is not supported\n", status::not_implemented), false, true);
-  } else if (request_.path() == "*") {
-    // OPTIONS * asks about the server itself (RFC 9110 9.3.7), not a resource.
-    response r(status::no_content);
-    r.set_header("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
-    queue_response(std::move(r), false, !keep_alive);
   } else {
     const bool timing = owner_.timing();
     const steady::time_point parsed = timing ? steady::now() : steady::time_point{};
