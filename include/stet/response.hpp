@@ -17,6 +17,11 @@
 
 namespace stet {
 
+namespace detail {
+class pending_response;
+struct response_access;
+}  // namespace detail
+
 class signer;
 
 /// A read-only open file whose bytes responses send with sendfile(2). Shared:
@@ -142,6 +147,7 @@ class response {
   bool closes_connection() const noexcept { return close_; }
 
  private:
+  friend struct detail::response_access;
   void append_field(std::string_view name, std::string_view value);
 
   stet::status status_ = stet::status::ok;
@@ -153,6 +159,8 @@ class response {
   std::uint64_t file_offset_ = 0;
   std::uint64_t file_length_ = 0;
   stream_producer producer_;
+  // Set only while an asynchronous handler has not answered yet (see responder).
+  std::shared_ptr<detail::pending_response> pending_;
 
   static response json_failure(stet::json::errc e);
   static response typed(std::string_view content_type, std::string_view body, stet::status s);

@@ -30,6 +30,7 @@ class route_group;
 namespace detail {
 struct router_state;
 struct layer_node;
+struct router_access;
 }  // namespace detail
 
 /// A route pattern checked at compile time: `"/users/{id:int}"_route` (see
@@ -74,10 +75,13 @@ struct router_options {
 
 /// A handler: `response(request&)`, or `response(request&, A...)` where each
 /// `A` (std::int64_t, std::uint64_t or std::string_view, by value) receives one
-/// route parameter in pattern order. Called concurrently from worker threads
-/// through a const reference, so it must be safe to call that way.
+/// route parameter in pattern order. Asynchronous handlers take a responder
+/// after the request and return void: `void(request&, responder, A...)`; they
+/// answer with responder::send(), later and from any thread (see responder).
+/// Called concurrently from worker threads through a const reference, so it
+/// must be safe to call that way.
 template <class F>
-concept route_handler = detail::plain_handler<F> || detail::typed_handler<F>;
+concept route_handler = detail::plain_handler<F> || detail::async_plain_handler<F> || detail::typed_handler<F>;
 
 /// How hooks are called: on a const object, from any worker thread.
 template <class F>
@@ -172,7 +176,7 @@ class routing_api {
   template <pattern_source P, route_handler F>
   Self& add(stet::method m, const P& pattern, const route_options& options, F&& handler) {
     if constexpr (requires { P::shape; }) {
-      static_assert(handler_fits(handler_arg_kinds<F>(), plain_handler<F>, P::shape),
+      static_assert(handler_fits(handler_arg_kinds<F>(), takes_no_route_args<F>, P::shape),
                     "the handler's parameters after request& do not fit the pattern: one per {param}, in order; "
                     "{x:int} takes std::int64_t, {x:uint} std::uint64_t, any parameter std::string_view");
       scope().add(m, P::view(), options, make_handler_box(std::forward<F>(handler)));
@@ -325,10 +329,11 @@ class router : public detail::routing_api<router> {
   };
   match find(const request& req) const noexcept;
 
-  /// Routes `req` and runs the middleware chain and the handler, in-process
-  /// (the connection calls this too). Binds req.params(). A handler or hook
-  /// that throws yields a 500 (the exception text goes to on_error()). For HEAD
-  /// the body is returned as the GET handler made it; the connection drops it.
+  /// Routes `req` and runs the middleware chain and the handler, in-process.
+  /// Binds req.params(). A handler or hook that throws yields a 500 (the
+  /// exception text goes to on_error()). For HEAD the body is returned as the
+  /// GET handler made it; the connection drops it. An asynchronous handler is
+  /// waited for on the calling thread, so its send() must come from another.
   response handle(request& req) const;
 
   /// The path of the route named `name` with `args` substituted and
@@ -344,6 +349,7 @@ class router : public detail::routing_api<router> {
  private:
   template <class>
   friend class detail::routing_api;
+  friend struct detail::router_access;
   detail::route_scope scope_;
 };
 

@@ -38,6 +38,8 @@ struct server_options {
   std::chrono::milliseconds write_timeout{30'000};   ///< longest a response write may take; close
   std::chrono::milliseconds linger_timeout{2'000};   ///< draining unread input before closing after an error
   std::chrono::milliseconds drain_timeout{10'000};   ///< graceful stop: in-flight requests get this long
+  /// An asynchronous handler's longest wait for responder::send(); then 503 and close.
+  std::chrono::milliseconds handler_timeout{30'000};
 
   access_log_options access_log;  ///< off by default
 

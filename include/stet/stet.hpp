@@ -11,6 +11,7 @@
 #include <stet/method.hpp>
 #include <stet/metrics.hpp>
 #include <stet/request.hpp>
+#include <stet/responder.hpp>
 #include <stet/response.hpp>
 #include <stet/route_params.hpp>
 #include <stet/router.hpp>

@@ -35,7 +35,7 @@ bool starts_with_icase(std::string_view s, std::string_view prefix) noexcept {
 
 connection::connection(worker& owner, tcp::socket socket, const tcp::endpoint& peer)
     : owner_(owner),
-      socket_(std::move(socket)),
+      socket_(std::in_place, std::move(socket)),
       peer_(peer),
       buffer_(new char[initial_buffer_bytes]),
       capacity_(initial_buffer_bytes),
@@ -51,7 +51,7 @@ connection::~connection() { worker::disarm(deadline_); }
 
 void connection::start() {
   boost::system::error_code ignored;
-  socket_.native_non_blocking(true, ignored);  // sendfile must never block the worker
+  socket_->native_non_blocking(true, ignored);  // sendfile must never block the worker
   owner_.arm(deadline_, timeout_kind::header, steady::now());
   read_more();
 }
@@ -66,17 +66,36 @@ void connection::close() noexcept {
   phase_ = phase::closed;
   worker::disarm(deadline_);
   boost::system::error_code ignored;
-  socket_.close(ignored);
+  socket_->close(ignored);
   owner_.closed(*this);
+  if (!pending_) return;
+  // A handler still holds the request, so this connection (where the request
+  // lives) must outlive its responder, possibly the io_context too: the socket
+  // goes now, and the rest is handed to the answer slot. That hand-over is the
+  // last use of `this` here: the handler's thread may free it right after.
+  std::shared_ptr<connection> self = shared_from_this();
+  const std::shared_ptr<pending_response> pending = std::move(pending_);
+  socket_.reset();
+  pending->abandon();
+  pending->keep_until_settled(std::move(self));
 }
 
 void connection::on_timeout(timeout_kind kind) {
   if (phase_ == phase::closed) return;
+  if (kind == timeout_kind::handler) {
+    const std::shared_ptr<connection> self = shared_from_this();  // abandon() drops the waker's reference
+    abandon_answer();
+    response late =
+        response::text("Service Unavailable: the handler did not answer in time\n", status::service_unavailable);
+    answer(std::move(late.close_connection()));
+    flush();
+    return;
+  }
   const bool partial_request = parser_.in_message() || begin_ < end_;
   if ((kind == timeout_kind::header && partial_request) || kind == timeout_kind::body) {
     // A request was started and stalled: say so (408) before closing.
     boost::system::error_code ignored;
-    socket_.cancel(ignored);
+    socket_->cancel(ignored);
     fail(kind == timeout_kind::header ? error::header_timeout : error::body_timeout);
     flush();
     return;
@@ -113,7 +132,7 @@ void connection::make_room() {
 void connection::read_more() {
   make_room();
   phase_ = phase::reading;
-  socket_.async_read_some(
+  socket_->async_read_some(
       asio::buffer(buffer_.get() + end_, capacity_ - end_),
       [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->on_read(ec, n); });
 }
@@ -132,7 +151,8 @@ void connection::on_read(const boost::system::error_code& ec, std::size_t n) {
 // Parses and answers every complete request already buffered, then writes all
 // their responses at once (pipelined responses share one write).
 void connection::process() {
-  while (begin_ < end_ && !stream_.is_stream() && pending_output() < owner_.options().max_pipeline_output_bytes) {
+  while (begin_ < end_ && !stream_.is_stream() && !pending_ &&
+         pending_output() < owner_.options().max_pipeline_output_bytes) {
     if (!parser_.in_message()) message_start_time_ = read_time_;
     const auto [what, consumed] = parser_.execute(buffer_.get(), begin_, end_, body_);
     begin_ += consumed;
@@ -146,12 +166,14 @@ void connection::process() {
       continue;
     }
     on_message_complete();
-    if (close_after_write_ || stream_.is_stream()) break;
+    if (close_after_write_ || stream_.is_stream() || pending_) break;
   }
   if (!out_.empty()) {
     flush();
   } else if (close_after_write_) {
     close();
+  } else if (pending_) {
+    await_answer();
   } else {
     wait_for_input();
   }
@@ -205,36 +227,88 @@ void connection::on_message_complete() {
   const bool keep_alive = parser_.keep_alive() && !draining_ && !parser_.is_upgrade() &&
                           (options.max_requests_per_connection == 0 || served_ < options.max_requests_per_connection);
   request_access::set_version(request_, parser_.version(), keep_alive);
+  keep_alive_ = keep_alive;
 
   if (request_.method() == stet::method::connect) {
     queue_response(response::text("CONNECT is not supported\n", status::not_implemented), false, true);
-  } else {
-    const bool timing = owner_.timing();
-    const steady::time_point parsed = timing ? steady::now() : steady::time_point{};
-    if (timing) record_phase(stet::phase::parse, message_start_time_, parsed, &request_);
-    response r = owner_.routes().handle(request_);
-    if (timing) {
-      const steady::time_point handled = steady::now();
-      record_phase(stet::phase::handle, parsed, handled, &request_);
-      if (owner_.options().server_timing) {
-        const std::chrono::duration<double, std::milli> parse_ms = parsed - message_start_time_;
-        const std::chrono::duration<double, std::milli> handler_ms = handled - parsed;
-        char value[96];
-        const int n = std::snprintf(value, sizeof value, "parse;dur=%.3f, handler;dur=%.3f", parse_ms.count(),
-                                    handler_ms.count());
-        r.set_header("Server-Timing", std::string_view(value, static_cast<std::size_t>(n)));
-      }
-    }
-    worker_counters::bump(owner_.counters().requests_by_status[to_int(r.status()) % 600]);
-    const bool close = !keep_alive || r.closes_connection();
-    if (owner_.logging()) {
-      const bool sends_body = request_.method() != stet::method::head && !status_forbids_body(r.status());
-      log_exchange(to_int(r.status()), sends_body ? r.content_length() : 0, true);
-    }
-    queue_response(std::move(r), request_.method() == stet::method::head, close);
+    release_request();
+    return;
   }
+  const bool timing = owner_.timing();
+  if (timing) {
+    handler_start_ = steady::now();
+    record_phase(stet::phase::parse, message_start_time_, handler_start_, &request_);
+  }
+  response r = router_access::start(owner_.routes(), request_);
+  if (response_access::pending(r) != nullptr) {
+    pending_ = response_access::take_pending(r);  // process() waits for it once earlier answers are out
+    return;
+  }
+  answer(std::move(r));
+}
+
+// Queues the handler's answer to the current request, then lets the request go.
+void connection::answer(response&& r) {
+  if (owner_.timing()) {
+    const steady::time_point handled = steady::now();
+    record_phase(stet::phase::handle, handler_start_, handled, &request_);
+    if (owner_.options().server_timing) {
+      const std::chrono::duration<double, std::milli> parse_ms = handler_start_ - message_start_time_;
+      const std::chrono::duration<double, std::milli> handler_ms = handled - handler_start_;
+      char value[96];
+      const int n =
+          std::snprintf(value, sizeof value, "parse;dur=%.3f, handler;dur=%.3f", parse_ms.count(), handler_ms.count());
+      r.set_header("Server-Timing", std::string_view(value, static_cast<std::size_t>(n)));
+    }
+  }
+  worker_counters::bump(owner_.counters().requests_by_status[to_int(r.status()) % 600]);
+  const bool close = !keep_alive_ || draining_ || r.closes_connection();
+  if (owner_.logging()) {
+    const bool sends_body = request_.method() != stet::method::head && !status_forbids_body(r.status());
+    log_exchange(to_int(r.status()), sends_body ? r.content_length() : 0, true);
+  }
+  queue_response(std::move(r), request_.method() == stet::method::head, close);
+  release_request();
+}
+
+void connection::release_request() {
+  if (pending_) return;  // a handler that timed out may still read it
   arena_.release();
   if (body_.capacity() > retained_body_bytes) std::string().swap(body_);
+}
+
+// Nothing is read meanwhile: the request's head lies in the read buffer.
+void connection::await_answer() {
+  phase_ = phase::awaiting;
+  owner_.arm(deadline_, timeout_kind::handler, steady::now());
+  // Runs on the sending thread. The work guard keeps the worker's loop alive
+  // while nothing else is pending on it; the post brings us back to our thread.
+  auto wake = [self = shared_from_this(), guard = asio::make_work_guard(owner_.io())] {
+    asio::post(guard.get_executor(), [self] { self->on_answer(); });
+  };
+  if (!pending_->on_ready(std::move(wake))) on_answer();
+}
+
+void connection::on_answer() {
+  if (phase_ != phase::awaiting) return;  // timed out or closed meanwhile
+  const std::shared_ptr<pending_response> pending = std::move(pending_);
+  phase_ = phase::reading;
+  answer(finish_pending(*pending, request_));
+  process();  // writes it, then goes on with pipelined requests
+}
+
+// The answer will not be waited for (the 503 goes out instead). The handler may
+// still be reading the request, so pending_ stays set: nothing releases the
+// request, nothing more is parsed, and close() hands the connection to the
+// answer slot. The read buffer is set aside so that lingering reads do not
+// overwrite the head.
+void connection::abandon_answer() {
+  pending_->abandon();
+  lent_buffer_ = std::move(buffer_);
+  buffer_.reset(new char[min_read_bytes]);
+  capacity_ = min_read_bytes;
+  begin_ = end_ = 0;
+  close_after_write_ = true;
 }
 
 // Fills request_ from the parsed head: views into buffer_, decoded path in the arena.
@@ -337,14 +411,14 @@ void connection::pump_stream() {
   if (!more && stream_chunked_) gather_.emplace_back("0\r\n\r\n", 5);
   if (gather_.empty()) {
     // The producer had nothing yet: let the other connections run before asking again.
-    asio::post(socket_.get_executor(), [self = shared_from_this(), more] {
+    asio::post(socket_->get_executor(), [self = shared_from_this(), more] {
       if (self->phase_ != phase::writing) return;
       more ? self->pump_stream() : self->end_stream();
     });
     return;
   }
   owner_.arm(deadline_, timeout_kind::write, steady::now());
-  asio::async_write(socket_, gather_,
+  asio::async_write(*socket_, gather_,
                     [self = shared_from_this(), more](const boost::system::error_code& ec, std::size_t) {
                       if (self->phase_ != phase::writing) return;
                       if (ec) {
@@ -409,7 +483,7 @@ void connection::flush() {
     // queue, and a queued handler makes the next epoll_wait a non-blocking extra
     // system call. Usually the socket takes the whole batch at once.
     boost::system::error_code ec;
-    const std::size_t sent = socket_.write_some(asio::buffer(out_), ec);
+    const std::size_t sent = socket_->write_some(asio::buffer(out_), ec);
     if (!ec && sent == out_.size()) {
       on_written({});
       return;
@@ -419,7 +493,7 @@ void connection::flush() {
       return;
     }
     owner_.arm(deadline_, timeout_kind::write, steady::now());
-    asio::async_write(socket_, asio::buffer(out_.data() + sent, out_.size() - sent),
+    asio::async_write(*socket_, asio::buffer(out_.data() + sent, out_.size() - sent),
                       [self = shared_from_this()](const boost::system::error_code& write_ec, std::size_t) {
                         self->on_written(write_ec);
                       });
@@ -452,7 +526,7 @@ void connection::write_next() {
     from = out_.size();
   }
   out_sent_ = from;
-  asio::async_write(socket_, gather_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+  asio::async_write(*socket_, gather_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
     if (ec || self->next_attached_ == self->attached_.size()) {
       self->on_written(ec);
     } else if (self->phase_ == phase::writing) {
@@ -467,7 +541,7 @@ void connection::send_file() {
   while (file_sent_ < length) {
     off_t offset = static_cast<off_t>(r.file_offset() + file_sent_);
     const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(length - file_sent_, 1u << 22));
-    const ssize_t n = ::sendfile(socket_.native_handle(), r.file()->fd(), &offset, chunk);
+    const ssize_t n = ::sendfile(socket_->native_handle(), r.file()->fd(), &offset, chunk);
     if (n > 0) {
       file_sent_ += static_cast<std::uint64_t>(n);
       continue;
@@ -475,7 +549,7 @@ void connection::send_file() {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       owner_.arm(deadline_, timeout_kind::write, steady::now());
-      socket_.async_wait(tcp::socket::wait_write, [self = shared_from_this()](const boost::system::error_code& ec) {
+      socket_->async_wait(tcp::socket::wait_write, [self = shared_from_this()](const boost::system::error_code& ec) {
         if (self->phase_ != phase::writing) return;
         if (ec) {
           self->close();
@@ -532,21 +606,21 @@ void connection::after_write() {
 void connection::linger() {
   phase_ = phase::lingering;
   boost::system::error_code ignored;
-  socket_.shutdown(tcp::socket::shutdown_send, ignored);
+  socket_->shutdown(tcp::socket::shutdown_send, ignored);
   owner_.arm(deadline_, timeout_kind::linger, steady::now());
   discard_input();
 }
 
 void connection::discard_input() {
-  socket_.async_read_some(asio::buffer(buffer_.get(), capacity_),
-                          [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-                            if (self->phase_ != phase::lingering) return;
-                            if (ec) {
-                              self->close();
-                            } else {
-                              self->discard_input();
-                            }
-                          });
+  socket_->async_read_some(asio::buffer(buffer_.get(), capacity_),
+                           [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
+                             if (self->phase_ != phase::lingering) return;
+                             if (ec) {
+                               self->close();
+                             } else {
+                               self->discard_input();
+                             }
+                           });
 }
 
 }  // namespace stet::detail

@@ -11,10 +11,12 @@
 #include "http/request_parser.hpp"
 #include "net/asio.hpp"
 #include "net/deadline_list.hpp"
+#include "route/pending_response.hpp"
 
 #include <array>
 #include <memory>
 #include <memory_resource>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,7 +38,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void on_timeout(timeout_kind kind);
 
  private:
-  enum class phase : std::uint8_t { reading, writing, lingering, closed };
+  enum class phase : std::uint8_t { reading, writing, awaiting, lingering, closed };
 
   void read_more();
   void on_read(const boost::system::error_code& ec, std::size_t n);
@@ -44,6 +46,11 @@ class connection : public std::enable_shared_from_this<connection> {
   void wait_for_input();
   bool on_head_complete();
   void on_message_complete();
+  void answer(response&& r);
+  void release_request();
+  void await_answer();
+  void on_answer();
+  void abandon_answer();
   bool prepare_request();
   void queue_response(response&& r, bool head_request, bool close);
   void fail(stet::error e);
@@ -62,7 +69,9 @@ class connection : public std::enable_shared_from_this<connection> {
   std::size_t pending_output() const noexcept;
 
   worker& owner_;
-  tcp::socket socket_;
+  // Reset at close while an asynchronous handler still holds the request: the
+  // connection may then outlive the io_context, the socket must not.
+  std::optional<tcp::socket> socket_;
   tcp::endpoint peer_;
   std::string peer_text_;  // formatted on first use (only the access log needs it)
   phase phase_ = phase::reading;
@@ -107,6 +116,15 @@ class connection : public std::enable_shared_from_this<connection> {
   steady::time_point message_start_time_{};  // the read that brought the message's first byte
   steady::time_point write_start_{};
   void record_phase(stet::phase p, steady::time_point start, steady::time_point end, const request* r) noexcept;
+
+  // The asynchronous answer awaited for the current request, if any. While it
+  // is, nothing is read or parsed: the request's views must stay put.
+  std::shared_ptr<pending_response> pending_;
+  // The handler may still read the request after a timeout: its buffer is
+  // kept here and lingering reads go to a fresh one.
+  std::unique_ptr<char[]> lent_buffer_;
+  bool keep_alive_ = true;              // of the request being answered
+  steady::time_point handler_start_{};  // when its handler was called (timing only)
 
   std::size_t served_ = 0;
   bool close_after_write_ = false;

@@ -11,8 +11,8 @@ namespace stet::detail {
 
 using steady = std::chrono::steady_clock;
 
-enum class timeout_kind : std::uint8_t { header, body, idle, write, linger };
-inline constexpr std::size_t timeout_kind_count = 5;
+enum class timeout_kind : std::uint8_t { header, body, idle, write, linger, handler };
+inline constexpr std::size_t timeout_kind_count = 6;
 
 class deadline_list;
 

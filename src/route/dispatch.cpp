@@ -4,10 +4,10 @@
 #include "route/epoch.hpp"
 #include "route/match.hpp"
 #include "route/params_access.hpp"
+#include "route/pending_response.hpp"
 #include "route/state.hpp"
 
 #include <array>
-#include <cstdio>
 #include <cstring>
 #include <exception>
 
@@ -82,7 +82,8 @@ response automatic_answer(const match_outcome& o, const request& req) {
 }
 
 // Befores in order until one answers; the inner step only if none did; then
-// the afters of the layers that were entered, innermost first.
+// the afters of the layers that were entered, innermost first. An asynchronous
+// handler's answer is not there yet: its afters run when it is (finish_pending).
 template <class Inner>
 response run_chain(const detail::middleware_layer* const* layers, std::size_t size, request& req, Inner&& inner) {
   std::optional<response> out;
@@ -92,23 +93,14 @@ response run_chain(const detail::middleware_layer* const* layers, std::size_t si
     if (before && (out = before(req))) break;
   }
   if (!out) out.emplace(inner());
+  if (detail::pending_response* pending = detail::response_access::pending(*out)) {
+    pending->afters.assign(layers, layers + entered);
+    return std::move(*out);
+  }
   for (std::size_t i = entered; i-- > 0;) {
     if (layers[i]->after) layers[i]->after(req, *out);
   }
   return std::move(*out);
-}
-
-void report_failure(const detail::route_table& t, const request& req, std::string_view what) noexcept {
-  try {
-    if (t.report && *t.report) {
-      (*t.report)(what);
-      return;
-    }
-  } catch (...) {
-    // A reporter that throws has nowhere left to report to.
-  }
-  std::fprintf(stderr, "stet: handler for %.*s threw: %.*s\n", static_cast<int>(req.path().size()), req.path().data(),
-               static_cast<int>(what.size()), what.data());
 }
 
 response dispatch(const detail::route_table& t, request& req) {
@@ -124,9 +116,23 @@ response dispatch(const detail::route_table& t, request& req) {
   const detail::route_entry& e = *o.entry;
   detail::route_params_access::bind(params, e.pattern, t.param_names.data() + e.names_begin, captured, o.captured);
   const detail::capture* args = captured + e.arg_offset;
-  if (e.chain_size == 0) return e.handler->invoke(*e.handler, req, args);
-  return run_chain(t.chain.data() + e.chain_begin, e.chain_size, req,
-                   [&] { return e.handler->invoke(*e.handler, req, args); });
+  response r = e.chain_size == 0 ? e.handler->invoke(*e.handler, req, args)
+                                 : run_chain(t.chain.data() + e.chain_begin, e.chain_size, req,
+                                             [&] { return e.handler->invoke(*e.handler, req, args); });
+  if (detail::pending_response* pending = detail::response_access::pending(r)) pending->report = t.report;
+  return r;
+}
+
+// Dispatch with failures turned into a 500; an asynchronous answer may be pending.
+response guarded_dispatch(const detail::route_table& t, request& req) {
+  try {
+    return dispatch(t, req);
+  } catch (const std::exception& e) {
+    detail::report_failure(t.report.get(), req.path(), e.what());
+  } catch (...) {
+    detail::report_failure(t.report.get(), req.path(), "unknown exception");
+  }
+  return detail::internal_error();
 }
 
 }  // namespace
@@ -149,18 +155,24 @@ router::match router::find(const request& req) const noexcept {
 }
 
 response router::handle(request& req) const {
-  // The pin keeps this table alive until the response is built, however many
-  // tables are swapped in meanwhile.
-  const detail::epoch::read_section pin;
-  const detail::route_table& t = scope_.state().acquire();
-  try {
-    return dispatch(t, req);
-  } catch (const std::exception& e) {
-    report_failure(t, req, e.what());
-  } catch (...) {
-    report_failure(t, req, "unknown exception");
+  response r = detail::router_access::start(*this, req);
+  if (std::shared_ptr<detail::pending_response> pending = detail::response_access::take_pending(r)) {
+    pending->wait_for_answer();
+    return detail::finish_pending(*pending, req);
   }
-  return response::text("Internal Server Error\n", status::internal_server_error);
+  return r;
 }
+
+namespace detail {
+
+response router_access::start(const router& routes, request& req) {
+  // The pin keeps this table alive until the handler returns, however many
+  // tables are swapped in meanwhile. A pending answer's afters point at
+  // middleware layers, which the router keeps for its whole life.
+  const epoch::read_section pin;
+  return guarded_dispatch(routes.scope_.state().acquire(), req);
+}
+
+}  // namespace detail
 
 }  // namespace stet

@@ -5,6 +5,7 @@
 #include <stet/router.hpp>
 
 #include "route/pattern.hpp"
+#include "route/pending_response.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -36,8 +37,6 @@ struct route_def {
   std::shared_ptr<layer_node> layer;
   std::string name;
 };
-
-using error_reporter = std::function<void(std::string_view)>;
 
 struct router_state {
   explicit router_state(router_options o);

@@ -21,6 +21,7 @@ inline server_options test_options() {
   o.write_timeout = std::chrono::milliseconds(2000);
   o.linger_timeout = std::chrono::milliseconds(500);
   o.drain_timeout = std::chrono::milliseconds(2000);
+  o.handler_timeout = std::chrono::milliseconds(2000);
   return o;
 }
 

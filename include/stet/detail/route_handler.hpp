@@ -7,6 +7,7 @@
 
 #include <stet/detail/route_pattern.hpp>
 #include <stet/request.hpp>
+#include <stet/responder.hpp>
 #include <stet/response.hpp>
 
 #include <concepts>
@@ -107,10 +108,22 @@ concept request_param = std::same_as<Req, request&> || std::same_as<Req, const r
 template <class A>
 concept route_arg_param = route_arg<std::remove_cvref_t<A>> && std::is_convertible_v<std::remove_cvref_t<A>, A>;
 
+// An asynchronous handler takes its responder by value or by rvalue reference.
+template <class R>
+concept responder_param = std::same_as<R, responder> || std::same_as<R, responder&&>;
+
 template <class L>
 struct typed_args : std::false_type {};
 template <request_param Req, route_arg_param... A>
 struct typed_args<arg_list<Req, A...>> : std::bool_constant<(sizeof...(A) <= max_route_params)> {
+  static constexpr bool async = false;
+  using route_args = arg_list<A...>;
+  static constexpr std::array<arg_kind, sizeof...(A)> kinds{arg_kind_of<std::remove_cvref_t<A>>()...};
+};
+template <request_param Req, responder_param R, route_arg_param... A>
+struct typed_args<arg_list<Req, R, A...>> : std::bool_constant<(sizeof...(A) <= max_route_params)> {
+  static constexpr bool async = true;
+  using route_args = arg_list<A...>;
   static constexpr std::array<arg_kind, sizeof...(A)> kinds{arg_kind_of<std::remove_cvref_t<A>>()...};
 };
 
@@ -124,21 +137,42 @@ concept plain_handler = requires(callable_ref<F> f, request& q) {
   { f(q) } -> std::convertible_to<response>;
 };
 
+/// An asynchronous handler that takes only the request and its responder.
+template <class F>
+concept async_plain_handler = !plain_handler<F> && requires(callable_ref<F> f, request& q, responder r) {
+  { f(q, std::move(r)) } -> std::same_as<void>;
+};
+
+template <class L, class R>
+constexpr bool result_fits() noexcept {
+  if constexpr (L::async) {
+    return std::is_void_v<R>;
+  } else {
+    return std::is_convertible_v<R, response>;
+  }
+}
+
 template <class F>
 concept typed_signature = requires {
   requires typed_args<handler_args<F>>::value;
-  requires std::convertible_to<typename handler_signature<F>::result, response>;
+  requires result_fits < typed_args<handler_args<F>>,
+  typename handler_signature<F>::result > ();
 };
 
-/// A handler whose parameters after the request receive the route's
-/// parameters, converted: `(request&, std::int64_t id, std::string_view slug)`.
+/// A handler whose parameters after the request (and, for an asynchronous
+/// one, its responder) receive the route's parameters, converted:
+/// `(request&, std::int64_t id, std::string_view slug)`.
 template <class F>
-concept typed_handler = !plain_handler<F> && typed_signature<F>;
+concept typed_handler = !plain_handler<F> && !async_plain_handler<F> && typed_signature<F>;
+
+/// Takes only the request (and maybe a responder): route parameters via request::param().
+template <class F>
+inline constexpr bool takes_no_route_args = plain_handler<F> || async_plain_handler<F>;
 
 /// The kinds of a handler's route arguments (empty for a plain handler).
 template <class F>
 constexpr std::span<const arg_kind> handler_arg_kinds() noexcept {
-  if constexpr (plain_handler<F>) {
+  if constexpr (takes_no_route_args<F>) {
     return {};
   } else {
     return typed_args<handler_args<F>>::kinds;
@@ -166,6 +200,21 @@ T convert(const capture& c) noexcept {
   }
 }
 
+class pending_response;
+/// A fresh answer slot for an asynchronous handler.
+std::shared_ptr<pending_response> new_pending();
+/// The handler's answer when it sent before returning; otherwise a response
+/// that tells the caller to wait for `state`.
+response settle(std::shared_ptr<pending_response> state);
+
+/// Runs an asynchronous handler: `call(responder)` starts it.
+template <class Call>
+response run_async(Call&& call) {
+  std::shared_ptr<pending_response> state = new_pending();
+  call(responder(state));
+  return settle(std::move(state));
+}
+
 /// A type-erased handler: one function pointer that runs the generated adapter.
 struct handler_box {
   using invoke_fn = response (*)(const handler_box& self, request& req, const capture* args);
@@ -178,23 +227,33 @@ template <class F>
 struct handler_holder : handler_box {
   template <class G>
   explicit handler_holder(G&& g)
-      : handler_box{&call, handler_arg_kinds<F>(), plain_handler<F>}, fn(std::forward<G>(g)) {}
+      : handler_box{&call, handler_arg_kinds<F>(), takes_no_route_args<F>}, fn(std::forward<G>(g)) {}
 
   static response call(const handler_box& self, request& req, const capture* args) {
     const F& target = static_cast<const handler_holder&>(self).fn;
     if constexpr (plain_handler<F>) {
       (void)args;
       return target(req);
+    } else if constexpr (async_plain_handler<F>) {
+      (void)args;
+      return run_async([&](responder r) { target(req, std::move(r)); });
     } else {
-      using list = handler_args<F>;
-      return call_typed(target, req, args, list{}, std::make_index_sequence<typed_args<list>::kinds.size()>{});
+      using list = typed_args<handler_args<F>>;
+      using indexes = std::make_index_sequence<list::kinds.size()>;
+      if constexpr (list::async) {
+        return run_async(
+            [&](responder r) { call_typed(target, req, args, typename list::route_args{}, indexes{}, std::move(r)); });
+      } else {
+        return response(call_typed(target, req, args, typename list::route_args{}, indexes{}));
+      }
     }
   }
 
-  template <class Req, class... A, std::size_t... I>
-  static response call_typed(const F& target, request& req, const capture* args, arg_list<Req, A...>,
-                             std::index_sequence<I...>) {
-    return response(target(req, convert<std::remove_cvref_t<A>>(args[I])...));
+  // `lead`: the responder of an asynchronous handler, nothing otherwise.
+  template <class... A, std::size_t... I, class... Lead>
+  static decltype(auto) call_typed(const F& target, request& req, const capture* args, arg_list<A...>,
+                                   std::index_sequence<I...>, Lead&&... lead) {
+    return target(req, std::forward<Lead>(lead)..., convert<std::remove_cvref_t<A>>(args[I])...);
   }
 
   F fn;

@@ -1,0 +1,149 @@
+#include "route/pending_response.hpp"
+
+#include <stet/responder.hpp>
+
+#include <cstdio>
+#include <exception>
+
+namespace stet {
+namespace detail {
+
+bool pending_response::settle_locked(std::unique_lock<std::mutex>& lock, response r) {
+  if (settled_) return false;
+  settled_ = true;
+  if (abandoned()) {
+    // The waiter is gone; what it left to keep alive may go once we are out of the lock.
+    std::shared_ptr<void> release = std::move(keep_);
+    lock.unlock();
+    return false;
+  }
+  answer_.emplace(std::move(r));
+  waker wake = std::move(wake_);
+  lock.unlock();
+  answered_.notify_all();
+  if (wake) wake();
+  return true;
+}
+
+bool pending_response::complete(response r) {
+  std::unique_lock lock(mutex_);
+  return settle_locked(lock, std::move(r));
+}
+
+void pending_response::drop() {
+  std::unique_lock lock(mutex_);
+  if (settled_) return;
+  dropped_ = true;
+  settle_locked(lock, internal_error());
+}
+
+bool pending_response::on_ready(waker wake) {
+  const std::lock_guard lock(mutex_);
+  if (answer_) return false;
+  wake_ = std::move(wake);
+  return true;
+}
+
+response pending_response::take() {
+  const std::lock_guard lock(mutex_);
+  response r = std::move(*answer_);
+  answer_.reset();
+  return r;
+}
+
+std::optional<response> pending_response::take_if_ready() {
+  const std::lock_guard lock(mutex_);
+  if (!answer_ || dropped_) return std::nullopt;  // a drop is reported where the reporter is known
+  std::optional<response> r = std::move(answer_);
+  answer_.reset();
+  return r;
+}
+
+void pending_response::wait_for_answer() {
+  std::unique_lock lock(mutex_);
+  answered_.wait(lock, [this] { return answer_.has_value(); });
+}
+
+void pending_response::abandon() {
+  waker gone;  // released after the lock
+  const std::lock_guard lock(mutex_);
+  abandoned_.store(true, std::memory_order_release);
+  gone = std::move(wake_);
+}
+
+void pending_response::keep_until_settled(std::shared_ptr<void> keep) {
+  std::unique_lock lock(mutex_);
+  if (settled_) {
+    lock.unlock();
+    return;  // `keep` goes here, on the caller's thread
+  }
+  keep_ = std::move(keep);
+}
+
+response finish_pending(pending_response& state, request& req) {
+  response r = state.take();
+  if (state.dropped()) {
+    report_failure(state.report.get(), req.path(), "asynchronous handler dropped its responder without sending");
+  }
+  try {
+    for (std::size_t i = state.afters.size(); i-- > 0;) {
+      if (state.afters[i]->after) state.afters[i]->after(req, r);
+    }
+  } catch (const std::exception& e) {
+    report_failure(state.report.get(), req.path(), e.what());
+    return internal_error();
+  } catch (...) {
+    report_failure(state.report.get(), req.path(), "unknown exception");
+    return internal_error();
+  }
+  return r;
+}
+
+std::shared_ptr<pending_response> new_pending() { return std::make_shared<pending_response>(); }
+
+response settle(std::shared_ptr<pending_response> state) {
+  if (std::optional<response> answer = state->take_if_ready()) return std::move(*answer);
+  return response_access::make_pending(std::move(state));
+}
+
+response internal_error() { return response::text("Internal Server Error\n", status::internal_server_error); }
+
+void report_failure(const error_reporter* report, std::string_view path, std::string_view what) noexcept {
+  try {
+    if (report != nullptr && *report) {
+      (*report)(what);
+      return;
+    }
+  } catch (...) {
+    // A reporter that throws has nowhere left to report to.
+  }
+  std::fprintf(stderr, "stet: handler for %.*s failed: %.*s\n", static_cast<int>(path.size()), path.data(),
+               static_cast<int>(what.size()), what.data());
+}
+
+}  // namespace detail
+
+responder::responder(std::shared_ptr<detail::pending_response> state) noexcept : state_(std::move(state)) {}
+
+responder& responder::operator=(responder&& other) noexcept {
+  if (this != &other) {
+    if (state_) state_->drop();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+responder::~responder() {
+  if (state_) state_->drop();
+}
+
+bool responder::send(response r) {
+  if (!state_) return false;
+  const bool taken = state_->complete(std::move(r));
+  state_.reset();
+  return taken;
+}
+
+bool responder::abandoned() const noexcept { return !state_ || state_->abandoned(); }
+
+}  // namespace stet

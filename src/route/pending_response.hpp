@@ -1,0 +1,104 @@
+#pragma once
+// The meeting point of an asynchronous handler and whoever waits for its answer
+// (a connection, or router::handle() in-process). The handler's thread fills
+// it once; the waiter is told through a waker that posts to its own thread.
+
+#include <stet/detail/middleware_layer.hpp>
+#include <stet/response.hpp>
+#include <stet/router.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace stet::detail {
+
+using error_reporter = std::function<void(std::string_view)>;
+
+class pending_response {
+ public:
+  /// Called once, on the sending thread, when the answer is there; must only
+  /// hand over to the waiter's own thread (e.g. asio::post).
+  using waker = std::function<void()>;
+
+  // The handler's side.
+
+  /// First call wins; false when already answered or nobody waits any more.
+  bool complete(response r);
+  /// The responder died without sending: the answer is a 500, reported by
+  /// finish_pending() on the waiter's thread (dispatch's reporter is known there).
+  void drop();
+  bool abandoned() const noexcept { return abandoned_.load(std::memory_order_acquire); }
+
+  // The waiter's side.
+
+  /// Registers `wake`; false (and `wake` unused) when the answer is already
+  /// there, to be taken at once.
+  bool on_ready(waker wake);
+  /// The answer; call once it is there.
+  response take();
+  /// Whether the answer is the 500 of a dropped responder (valid after take()).
+  bool dropped() const noexcept { return dropped_; }
+  /// The answer when it is already there (a handler that sent before returning).
+  std::optional<response> take_if_ready();
+  /// Blocks the calling thread until the answer is there.
+  void wait_for_answer();
+  /// Nobody will take the answer: the waker is dropped (the caller must hold
+  /// its own reference to whatever the waker kept alive) and sends are refused.
+  void abandon();
+  /// Holds `keep` (what the handler's request lives in) until the handler
+  /// sends or drops its responder, which may free it on the handler's thread;
+  /// frees it at once if that already happened.
+  void keep_until_settled(std::shared_ptr<void> keep);
+
+  // Filled by dispatch before the handler can answer: the after-hooks of the
+  // middleware layers it entered (run innermost first once the answer is
+  // there) and where a failure is reported.
+  std::vector<const middleware_layer*> afters;
+  std::shared_ptr<const error_reporter> report;
+
+ private:
+  bool settle_locked(std::unique_lock<std::mutex>& lock, response r);
+
+  std::mutex mutex_;
+  std::condition_variable answered_;
+  std::optional<response> answer_;
+  bool settled_ = false;  // answered or dropped; later sends are discarded
+  bool dropped_ = false;
+  waker wake_;
+  std::shared_ptr<void> keep_;
+  std::atomic<bool> abandoned_{false};
+};
+
+/// The response side of the handshake (response's pending_ member is private).
+struct response_access {
+  static response make_pending(std::shared_ptr<pending_response> state) {
+    response r;
+    r.pending_ = std::move(state);
+    return r;
+  }
+  static pending_response* pending(const response& r) noexcept { return r.pending_.get(); }
+  static std::shared_ptr<pending_response> take_pending(response& r) noexcept { return std::move(r.pending_); }
+};
+
+/// What the connection calls instead of router::handle(): the same dispatch,
+/// but an asynchronous handler's answer may be left pending (response_access).
+struct router_access {
+  static response start(const router& routes, request& req);
+};
+
+/// Runs the after-hooks dispatch left for `state` on its answer, innermost
+/// first; a hook that throws turns the answer into a 500.
+response finish_pending(pending_response& state, request& req);
+
+/// The 500 answered when a handler or hook fails.
+response internal_error();
+/// Reports a failure through `report`, or to stderr without one. Never throws.
+void report_failure(const error_reporter* report, std::string_view path, std::string_view what) noexcept;
+
+}  // namespace stet::detail
