@@ -132,6 +132,36 @@ void BM_StetRouter(benchmark::State& state) {
 }
 BENCHMARK(BM_StetRouter)->Arg(10)->Arg(100)->Arg(1000);
 
+// What choosing a handler form costs per request, on one typed route: a
+// synchronous handler; an asynchronous one that sends before returning (the
+// answer slot is allocated, then the answer used at once); one answered from
+// another thread is not measured here (that is a thread hand-off, not dispatch).
+void BM_HandlerForm(benchmark::State& state) {
+  stet::router routes;
+  if (state.range(0) == 0) {
+    routes.add(method::get, "/users/{id:int}", [](request&, std::int64_t id) {
+      benchmark::DoNotOptimize(id);
+      return response();
+    });
+    state.SetLabel("sync: response(request&, int64)");
+  } else {
+    routes.add(method::get, "/users/{id:int}", [](request&, stet::responder out, std::int64_t id) {
+      benchmark::DoNotOptimize(id);
+      out.send(response());
+    });
+    state.SetLabel("async, sent at once: void(request&, responder, int64)");
+  }
+  routes.freeze();
+  stet::test_request q(method::get, "/users/42");
+  const std::uint64_t before = stet::test::thread_allocations();
+  for (auto _ : state) {
+    response r = routes.handle(q);
+    benchmark::DoNotOptimize(r);
+  }
+  report_allocations(state, before);
+}
+BENCHMARK(BM_HandlerForm)->Arg(0)->Arg(1);
+
 // The naive router: one std::regex per route, tried in order until one
 // matches; captures copied out and converted per request.
 struct regex_route {
