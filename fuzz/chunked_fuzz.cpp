@@ -124,8 +124,8 @@ std::optional<plain_result> plain_dechunk(std::string_view s, std::size_t pos) {
 }
 
 // Size limits are checked as bytes arrive, llhttp's syntax when it reaches the
-// byte: for a head or trailer section both too long and malformed, which one
-// is reported (431/414 or 400) depends on the cuts. Both refuse and close;
+// byte: for a head or trailer section both over a limit (size, field count)
+// and malformed, which one is reported (431/414 or 400) depends on the cuts. Both refuse and close;
 // that is the only difference allowed.
 bool same_refusal(const std::vector<message>& a, const std::vector<message>& b) {
   if (a.size() != b.size() || a.empty() || a.back().what != request_parser::event::failed ||
@@ -133,7 +133,8 @@ bool same_refusal(const std::vector<message>& a, const std::vector<message>& b) 
     return false;
   }
   const auto size_limit = [](stet::error e) {
-    return e == stet::error::header_too_large || e == stet::error::target_too_long;
+    return e == stet::error::header_too_large || e == stet::error::target_too_long ||
+           e == stet::error::too_many_headers;
   };
   return size_limit(a.back().failure) || size_limit(b.back().failure);
 }
