@@ -16,12 +16,12 @@
 #include "support/require.hpp"
 #include "support/response_reader.hpp"
 #include "support/splits.hpp"
+#include "support/test_server.hpp"
 
 #include <stet/stet.hpp>
 
 #include <algorithm>
 #include <charconv>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -108,22 +108,16 @@ stet::router make_routes(std::shared_ptr<const stet::signer> signer) {
   return r;
 }
 
+// The integration tests' options (port 0, short timeouts), with one worker and
+// small limits so that the fuzzer reaches every limit.
 stet::server_options fuzz_options() {
-  stet::server_options o;
-  o.host = "127.0.0.1";
-  o.port = 0;
+  stet::server_options o = stet::test::test_options();
   o.threads = 1;
   o.max_header_bytes = 2048;
   o.max_target_bytes = 1024;
   o.max_header_count = 24;
   o.max_body_bytes = 8192;
   o.max_pipeline_output_bytes = 16 * 1024;  // small, so back-pressure between requests is exercised
-  o.header_timeout = std::chrono::milliseconds(2000);
-  o.idle_timeout = std::chrono::milliseconds(2000);
-  o.body_timeout = std::chrono::milliseconds(2000);
-  o.write_timeout = std::chrono::milliseconds(2000);
-  o.linger_timeout = std::chrono::milliseconds(500);
-  o.drain_timeout = std::chrono::milliseconds(500);
   o.metrics = std::make_shared<stet::metrics>();
   o.server_timing = true;
   return o;

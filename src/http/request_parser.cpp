@@ -58,21 +58,22 @@ bool valid_host(std::string_view host) noexcept {
   return port.size() <= 5;
 }
 
+// llhttp skips empty lines before a request line (RFC 9112 2.2); a message
+// starts before them only if they came in the same read as its first byte.
+std::string_view skip_empty_lines(std::string_view message) noexcept {
+  return message.substr(std::min(message.find_first_not_of("\r\n"), message.size()));
+}
+
 // RFC 9112 2.2 lets a recipient take a bare LF for CRLF; stet does not, since
 // a peer that disagrees sees other message boundaries. llhttp refuses most bare
 // LFs but takes one after the request line and as a head's last line. A field
 // value never holds an LF (on_header_value), so every LF here ends a line.
 bool lines_end_in_crlf(std::string_view head) noexcept {
+  head = skip_empty_lines(head);
   for (std::size_t at = head.find('\n'); at != std::string_view::npos; at = head.find('\n', at + 1)) {
     if (at == 0 || head[at - 1] != '\r') return false;
   }
   return true;
-}
-
-// llhttp skips empty lines before a request line (RFC 9112 2.2); a message
-// starts before them only if they came in the same read as its first byte.
-std::string_view skip_empty_lines(std::string_view message) noexcept {
-  return message.substr(std::min(message.find_first_not_of("\r\n"), message.size()));
 }
 
 }  // namespace
