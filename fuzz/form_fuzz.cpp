@@ -4,6 +4,7 @@
 // to the same fields.
 
 #include "support/field_list.hpp"
+#include "support/percent_encode.hpp"
 #include "support/require.hpp"
 
 #include <stet/form.hpp>

@@ -93,6 +93,12 @@ BAD = {
     "TransferEncodingInHttp10": b"POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
     "WhitespaceBeforeColonInTransferEncoding":
         post_with(b"Transfer-Encoding : chunked\r\nContent-Length: 3\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
+    # Found by fuzzing.
+    "BareCrEndsHead": b"GET /plaintext HTTP/1.1\r\nHost: a\r\n\rX",
+    "BareCrEndsTrailers": CHUNKED_POST + b"3\r\nabc\r\n0\r\n\rX",
+    "BareLfAfterRequestLine": b"GET /plaintext HTTP/1.1\nHost: a\r\n\r\n",
+    "BareLfEndsHead": b"GET /plaintext HTTP/1.1\r\nHost: a\r\n\n",
+    "BareLfEndsTrailers": CHUNKED_POST + b"3\r\nabc\r\n0\r\n\n",
 }
 
 GOOD = {
@@ -227,7 +233,7 @@ CORPORA = {"request_path": REQUEST_PATH, "chunked": CHUNKED, "safe_path": SAFE_P
 
 
 def main():
-    assert len(BAD) == 49, len(BAD)
+    assert len(BAD) == 54, len(BAD)
     for target, seeds in CORPORA.items():
         directory = HERE / "corpus" / target
         directory.mkdir(parents=True, exist_ok=True)

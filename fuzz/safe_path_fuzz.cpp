@@ -4,6 +4,7 @@
 
 #include "http/percent.hpp"
 #include "static/safe_path.hpp"
+#include "support/percent_encode.hpp"
 #include "support/require.hpp"
 
 #include <algorithm>

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <string_view>
 
 namespace stet::fuzz {
@@ -24,20 +23,6 @@ inline bool is_view_into(std::string_view part, std::string_view whole) noexcept
   const auto p = reinterpret_cast<std::uintptr_t>(part.data());
   const auto w = reinterpret_cast<std::uintptr_t>(whole.data());
   return p >= w && p + part.size() <= w + whole.size();
-}
-
-/// `bytes` with every byte written as %XX: the encoding every decoder must undo.
-inline std::string percent_encode_all(std::string_view bytes) {
-  constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(bytes.size() * 3);
-  for (const char ch : bytes) {
-    const auto c = static_cast<unsigned char>(ch);
-    out += '%';
-    out += hex[c >> 4];
-    out += hex[c & 15];
-  }
-  return out;
 }
 
 }  // namespace stet::fuzz
