@@ -24,6 +24,11 @@ else()
   add_library(stet_llhttp STATIC
     ${STET_LLHTTP_SOURCE_DIR}/llhttp.c ${STET_LLHTTP_SOURCE_DIR}/api.c ${STET_LLHTTP_SOURCE_DIR}/http.c)
   target_include_directories(stet_llhttp PUBLIC $<BUILD_INTERFACE:${STET_LLHTTP_INCLUDE_DIR}>)
+  # llhttp.c holds two parsers and defaults to the lenient one, which takes a CR
+  # followed by any byte as a line end (the byte is swallowed) and skips other
+  # RFC 9112 checks: a message boundary the peer did not send is a smuggling
+  # vector. The strict parser refuses all of that.
+  target_compile_definitions(stet_llhttp PRIVATE LLHTTP_STRICT_MODE=1)
   set_target_properties(stet_llhttp PROPERTIES C_STANDARD 99 POSITION_INDEPENDENT_CODE ON)
   message(STATUS "stet: building llhttp from ${STET_LLHTTP_SOURCE_DIR}")
 endif()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian 12 packages, exactly what stet needs to build, test and
 # benchmark; skips what is already installed. Idempotent. Root, or sudo.
+#   scripts/install-deps.sh          # build, test, benchmark
+#   scripts/install-deps.sh --fuzz   # and clang with libFuzzer (scripts/fuzz.sh)
 set -euo pipefail
 
 packages=(
@@ -9,6 +11,11 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk
 )
+if [ "${1:-}" = "--fuzz" ]; then
+  # libFuzzer and the sanitizer runtimes come with clang's runtime package,
+  # which clang only recommends: name it, since recommends are not installed.
+  packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,6 +2,7 @@
 
 #include "http/token.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 
@@ -57,6 +58,24 @@ bool valid_host(std::string_view host) noexcept {
   return port.size() <= 5;
 }
 
+// llhttp skips empty lines before a request line (RFC 9112 2.2); a message
+// starts before them only if they came in the same read as its first byte.
+std::string_view skip_empty_lines(std::string_view message) noexcept {
+  return message.substr(std::min(message.find_first_not_of("\r\n"), message.size()));
+}
+
+// RFC 9112 2.2 lets a recipient take a bare LF for CRLF; stet does not, since
+// a peer that disagrees sees other message boundaries. llhttp refuses most bare
+// LFs but takes one after the request line and as a head's last line. A field
+// value never holds an LF (on_header_value), so every LF here ends a line.
+bool lines_end_in_crlf(std::string_view head) noexcept {
+  head = skip_empty_lines(head);
+  for (std::size_t at = head.find('\n'); at != std::string_view::npos; at = head.find('\n', at + 1)) {
+    if (at == 0 || head[at - 1] != '\r') return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 request_parser::request_parser(const parser_limits& limits) : limits_(limits) {
@@ -97,6 +116,10 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
 
   const char* data = buffer + begin;
   const llhttp_errno_t code = llhttp_execute(&parser_, data, end - begin);
+  const std::size_t consumed =
+      code == HPE_OK ? end - begin : static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - data);
+  const char before_last = consumed >= 2 ? data[consumed - 2] : last_byte_;
+  if (consumed > 0) last_byte_ = data[consumed - 1];
   if (code == HPE_OK) {
     // Everything consumed and the head still open: the partial head must fit too.
     if (in_message_ && !head_done_ && end - message_start_ > limits_.max_header_bytes) {
@@ -107,36 +130,53 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
     return {event::need_more, end - begin};
   }
 
-  const std::size_t consumed = static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - data);
-  if (code == HPE_PAUSED) {
-    llhttp_resume(&parser_);
-    if (in_message_) {
-      head_end_ = begin + consumed;
-      if (head_end_ - message_start_ > limits_.max_header_bytes) return refuse(error::header_too_large, consumed);
-      return {event::head_complete, consumed};
-    }
-    // Without a body the message ends where its head ends: the head's exact size
-    // (final CRLF included) is known only now.
-    if (!paused_at_head_ && begin + consumed - message_start_ > limits_.max_header_bytes) {
-      return refuse(error::header_too_large, consumed);
-    }
-    return {event::message_complete, consumed};
-  }
+  if (code == HPE_PAUSED) return paused(begin, consumed, before_last);
   if (code == HPE_PAUSED_UPGRADE) {
     // Upgrade is not supported: the request was answered as a plain one and the
     // connection closes after it (the peer may already be sending another protocol).
     llhttp_resume_after_upgrade(&parser_);
     keep_alive_ = false;
+    if (!lines_end_in_crlf({buffer + message_start_, begin + consumed - message_start_})) {
+      return refuse(error::bad_request, consumed);
+    }
     return {event::message_complete, consumed};
   }
   // A callback of ours that refused the input has already said why; only a
   // version refusal is re-checked against the request line (e.g. "GET /\r\n"
   // parses as HTTP/0.9 but is a malformed line, not another version).
-  if (!refused_) failure_ = classify(code, buffer + message_start_, end - message_start_);
+  // llhttp's own errors are classified from the bytes up to the offending one
+  // only: whatever came after it in this read would make the status depend on
+  // how the peer's bytes were cut into reads ("PUST /" must be 501 whether or
+  // not the space has arrived yet).
+  const std::size_t seen = std::min(begin + consumed + 1, end) - message_start_;
+  if (!refused_) failure_ = classify(code, buffer + message_start_, seen);
   if (failure_ == error::bad_version && !looks_like_other_version(buffer + message_start_, end - message_start_)) {
     failure_ = error::bad_request;
   }
   return {event::failed, consumed};
+}
+
+// A head just ended (with a body to follow), or a whole message did.
+request_parser::result request_parser::paused(std::size_t begin, std::size_t consumed, char before_last) noexcept {
+  llhttp_resume(&parser_);
+  const std::size_t at = begin + consumed;
+  const std::string_view head(buffer_ + message_start_, at - message_start_);
+  if (in_message_) {
+    head_end_ = at;
+    if (head.size() > limits_.max_header_bytes) return refuse(error::header_too_large, consumed);
+    if (!lines_end_in_crlf(head)) return refuse(error::bad_request, consumed);
+    return {event::head_complete, consumed};
+  }
+  if (!paused_at_head_) {
+    // Without a body the message ends where its head ends: the head's exact size
+    // (final CRLF included) is known only now.
+    if (head.size() > limits_.max_header_bytes) return refuse(error::header_too_large, consumed);
+    if (!lines_end_in_crlf(head)) return refuse(error::bad_request, consumed);
+  }
+  // The empty line after the trailers ends a chunked message; llhttp takes a
+  // bare LF there too. Its CR may have come in the previous read.
+  if (chunked_ && before_last != '\r') return refuse(error::bad_chunk, consumed);
+  return {event::message_complete, consumed};
 }
 
 request_parser::result request_parser::refuse(stet::error e, std::size_t consumed) noexcept {
@@ -158,10 +198,15 @@ std::string_view request_parser::method_name() const noexcept {
 stet::error request_parser::classify(llhttp_errno_t code, const char* message, std::size_t length) const noexcept {
   switch (code) {
     case HPE_INVALID_METHOD: {
-      // An unknown method is 501 (RFC 9110 9.1); bytes that are no method at all are 400.
-      const std::string_view line(message, length);
-      const std::size_t space = line.find(' ');
-      const bool method_like = space != std::string_view::npos && is_token(line.substr(0, space));
+      // An unknown method is 501 (RFC 9110 9.1); bytes that are no method at all
+      // are 400. `length` ends at the byte llhttp refused: a method-like start is
+      // token bytes up to it, the refused byte being a token byte or the space
+      // after a non-empty token.
+      const std::string_view seen = skip_empty_lines({message, length});
+      const std::string_view before = seen.substr(0, seen.size() - 1);
+      const char refused = seen.empty() ? ' ' : seen.back();
+      const bool token_so_far = std::all_of(before.begin(), before.end(), is_tchar);
+      const bool method_like = token_so_far && (is_tchar(refused) || (refused == ' ' && !before.empty()));
       return method_like ? error::bad_method : error::bad_request;
     }
     case HPE_INVALID_VERSION:
@@ -179,7 +224,7 @@ stet::error request_parser::classify(llhttp_errno_t code, const char* message, s
 // 505 is for a well-formed request line naming a version we do not speak
 // (RFC 9110 15.6.6); anything else wrong in the request line is a 400.
 bool request_parser::looks_like_other_version(const char* message, std::size_t length) noexcept {
-  std::string_view line(message, length);
+  std::string_view line = skip_empty_lines({message, length});
   line = line.substr(0, line.find_first_of("\r\n"));
   const std::size_t space = line.rfind(' ');
   if (space == std::string_view::npos || line.find(' ') == space) return false;  // needs method SP target SP version
@@ -229,6 +274,7 @@ int request_parser::on_message_begin(llhttp_t* p) noexcept {
   s.failure_ = error::bad_request;
   s.refused_ = false;
   s.paused_at_head_ = false;
+  s.chunked_ = false;
   s.body_->clear();
   return 0;
 }
@@ -305,7 +351,8 @@ int request_parser::on_headers_complete(llhttp_t* p) noexcept {
   if (const int rc = s.check_framing(); rc != 0) return rc;
   if (s.content_length_ > s.limits_.max_body_bytes) return s.fail(error::body_too_large);
   if (s.method_ == stet::method::connect) return 0;  // answered 405 by the connection, then closed
-  const bool has_body = (p->flags & F_CHUNKED) != 0 || s.content_length_ > 0;
+  s.chunked_ = (p->flags & F_CHUNKED) != 0;
+  const bool has_body = s.chunked_ || s.content_length_ > 0;
   // Pause only when a body follows: the caller learns where the head ends (so
   // body bytes can be dropped from the buffer) and may send 100 Continue. A
   // request without a body needs no 100 (RFC 9110 10.1.1) and completes at once.

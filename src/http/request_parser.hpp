@@ -106,6 +106,7 @@ class request_parser {
 
   int fail(stet::error e) noexcept;
   result refuse(stet::error e, std::size_t consumed) noexcept;
+  result paused(std::size_t begin, std::size_t consumed, char before_last) noexcept;
   static bool looks_like_other_version(const char* message, std::size_t length) noexcept;
   bool head_bytes_ok(const char* at, std::size_t length) noexcept;
   span extend(span s, const char* at, std::size_t length) const noexcept;
@@ -123,9 +124,10 @@ class request_parser {
   std::size_t trailer_bytes_ = 0;
 
   bool in_message_ = false;
-  bool refused_ = false;
-  bool paused_at_head_ = false;  // the current message paused after its head (it has a body)  // a callback of ours
-                                 // stopped the parse; failure_ says why
+  bool refused_ = false;         // a callback of ours stopped the parse; failure_ says why
+  bool paused_at_head_ = false;  // the current message paused after its head (it has a body)
+  bool chunked_ = false;         // the current message's body is chunked: its trailers' empty line ends it
+  char last_byte_ = '\0';        // the last byte consumed before this execute() (body bytes leave the buffer)
   bool head_done_ = false;
   bool target_done_ = false;
   bool field_open_ = false;

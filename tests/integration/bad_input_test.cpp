@@ -95,6 +95,16 @@ const bad_case bad_cases[] = {
     {"TransferEncodingInHttp10", "POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", 400},
     {"WhitespaceBeforeColonInTransferEncoding",
      post_with("Transfer-Encoding : chunked\r\nContent-Length: 3\r\n", "3\r\nabc\r\n0\r\n\r\n"), 400},
+    // Found by fuzzing: a bare CR followed by any byte must not end a head or a
+    // trailer section (llhttp's lenient parser took it for CRLF, byte swallowed).
+    {"BareCrEndsHead", "GET /plaintext HTTP/1.1\r\nHost: a\r\n\rX", 400},
+    {"BareCrEndsTrailers", chunked_post + "3\r\nabc\r\n0\r\n\rX", 400},
+    // Found by fuzzing: a bare LF is refused wherever it would end a line, as in
+    // BareLfLineEnds (llhttp, even strict, takes it after the request line, as
+    // the head's last line and as the trailers' last line).
+    {"BareLfAfterRequestLine", "GET /plaintext HTTP/1.1\nHost: a\r\n\r\n", 400},
+    {"BareLfEndsHead", "GET /plaintext HTTP/1.1\r\nHost: a\r\n\n", 400},
+    {"BareLfEndsTrailers", chunked_post + "3\r\nabc\r\n0\r\n\n", 400},
 };
 
 class BadInput : public ::testing::TestWithParam<bad_case> {

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora in fuzz/corpus/<target>/ (committed; rerun after
+editing). Seeds are named by what they hold, so a crash found from one is easy
+to place. The request-path and chunked targets read a split plan first (see
+fuzz/support/splits.hpp): b"\\x00" means "one piece", b"\\x01\\x00" "one byte
+at a time". Inputs that once crashed a target are kept next to the seeds as
+crash-<what> files; this script never removes them."""
+
+import pathlib
+
+HERE = pathlib.Path(__file__).resolve().parent
+ONE_PIECE = b"\x00"
+BYTEWISE = b"\x01\x00"
+SEVEN = b"\x01\x06"
+
+
+def get(target, extra=b""):
+    return b"GET " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + b"\r\n"
+
+
+def post(target, body, extra=b""):
+    return (b"POST " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+            str(len(body)).encode() + b"\r\n" + extra + b"\r\n" + body)
+
+
+def chunk(data):
+    return b"%x\r\n" % len(data) + data + b"\r\n"
+
+
+CHUNKED_POST = b"POST /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+def with_field(line):
+    return b"GET /plaintext HTTP/1.1\r\nHost: a\r\n" + line + b"\r\n\r\n"
+
+
+def post_with(fields, body):
+    return b"POST /echo HTTP/1.1\r\nHost: a\r\n" + fields + b"\r\n" + body
+
+
+# tests/integration/bad_input_test.cpp, case for case.
+BAD = {
+    "MissingVersion": b"GET /plaintext\r\nHost: a\r\n\r\n",
+    "TrailingGarbageAfterVersion": b"GET /plaintext HTTP/1.1 x\r\nHost: a\r\n\r\n",
+    "SpaceInTarget": b"GET /plain text HTTP/1.1\r\nHost: a\r\n\r\n",
+    "RelativeTarget": b"GET plaintext HTTP/1.1\r\nHost: a\r\n\r\n",
+    "EncodedNulInPath": b"GET /plain%00text HTTP/1.1\r\nHost: a\r\n\r\n",
+    "MalformedEscapeInPath": b"GET /plain%zztext HTTP/1.1\r\nHost: a\r\n\r\n",
+    "BareLfLineEnds": b"GET /plaintext HTTP/1.1\nHost: a\n\n",
+    "UnknownMethod": b"FROB /plaintext HTTP/1.1\r\nHost: a\r\n\r\n",
+    "LowercaseMethod": b"get /plaintext HTTP/1.1\r\nHost: a\r\n\r\n",
+    "Http20": b"GET /plaintext HTTP/2.0\r\nHost: a\r\n\r\n",
+    "Http31": b"GET /plaintext HTTP/3.1\r\nHost: a\r\n\r\n",
+    "MissingHost": b"GET /plaintext HTTP/1.1\r\n\r\n",
+    "TwoHosts": b"GET /plaintext HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+    "TwoIdenticalHosts": b"GET /plaintext HTTP/1.1\r\nHost: a\r\nHost: a\r\n\r\n",
+    "HostWithSpace": b"GET /plaintext HTTP/1.1\r\nHost: a b\r\n\r\n",
+    "HostWithUserinfo": b"GET /plaintext HTTP/1.1\r\nHost: user@a\r\n\r\n",
+    "HostWithNonNumericPort": b"GET /plaintext HTTP/1.1\r\nHost: a:80x\r\n\r\n",
+    "AbsoluteFormWithoutHost": b"GET http://a/plaintext HTTP/1.1\r\n\r\n",
+    "NulInFieldValue": with_field(b"X-A: b\0c"),
+    "BareCrInFieldValue": with_field(b"X-A: b\rc"),
+    "NulInFieldName": with_field(b"X-\0A: b"),
+    "FieldWithoutColon": with_field(b"NoColon"),
+    "WhitespaceBeforeColon": with_field(b"X-A : b"),
+    "SpaceInFieldName": with_field(b"X A: b"),
+    "EmptyFieldName": with_field(b": b"),
+    "WhitespaceBeforeColonInContentLength": post_with(b"Content-Length : 3\r\n", b"abc"),
+    "ContentLengthAndTransferEncoding":
+        post_with(b"Content-Length: 3\r\nTransfer-Encoding: chunked\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
+    "TransferEncodingAndContentLength":
+        post_with(b"Transfer-Encoding: chunked\r\nContent-Length: 3\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
+    "DuplicateContentLength": post_with(b"Content-Length: 3\r\nContent-Length: 3\r\n", b"abc"),
+    "DifferingContentLengths": post_with(b"Content-Length: 3\r\nContent-Length: 4\r\n", b"abcd"),
+    "ContentLengthList": post_with(b"Content-Length: 3, 4\r\n", b"abcd"),
+    "NonNumericContentLength": post_with(b"Content-Length: abc\r\n", b"abc"),
+    "NegativeContentLength": post_with(b"Content-Length: -1\r\n", b"abc"),
+    "SignedContentLength": post_with(b"Content-Length: +3\r\n", b"abc"),
+    "OverflowingContentLength": post_with(b"Content-Length: 99999999999999999999999\r\n", b"abc"),
+    "NonHexChunkSize": CHUNKED_POST + b"zz\r\nabc\r\n0\r\n\r\n",
+    "NegativeChunkSize": CHUNKED_POST + b"-1\r\nabc\r\n0\r\n\r\n",
+    "OverflowingChunkSize": CHUNKED_POST + b"fffffffffffffffffff\r\nabc\r\n0\r\n\r\n",
+    "SpaceBeforeChunkSize": CHUNKED_POST + b" 3\r\nabc\r\n0\r\n\r\n",
+    "ChunkLongerThanItsSize": CHUNKED_POST + b"3\r\nabcX\r\n0\r\n\r\n",
+    "ChunkWithoutCrlf": CHUNKED_POST + b"3\r\nabc0\r\n\r\n",
+    "TransferEncodingNotEndingInChunked": post_with(b"Transfer-Encoding: gzip\r\n", b"abc"),
+    "ChunkedNotLast": post_with(b"Transfer-Encoding: chunked, gzip\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
+    "ChunkedTwice": post_with(b"Transfer-Encoding: chunked, chunked\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
+    "IdentityTransferEncoding": post_with(b"Transfer-Encoding: identity\r\n", b"abc"),
+    "UnknownCodingBeforeChunked": post_with(b"Transfer-Encoding: gzip, chunked\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
+    "UnknownCodingInSeparateField":
+        post_with(b"Transfer-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
+    "TransferEncodingInHttp10": b"POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+    "WhitespaceBeforeColonInTransferEncoding":
+        post_with(b"Transfer-Encoding : chunked\r\nContent-Length: 3\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
+    # Found by fuzzing.
+    "BareCrEndsHead": b"GET /plaintext HTTP/1.1\r\nHost: a\r\n\rX",
+    "BareCrEndsTrailers": CHUNKED_POST + b"3\r\nabc\r\n0\r\n\rX",
+    "BareLfAfterRequestLine": b"GET /plaintext HTTP/1.1\nHost: a\r\n\r\n",
+    "BareLfEndsHead": b"GET /plaintext HTTP/1.1\r\nHost: a\r\n\n",
+    "BareLfEndsTrailers": CHUNKED_POST + b"3\r\nabc\r\n0\r\n\n",
+}
+
+GOOD = {
+    "plaintext": get(b"/plaintext"),
+    "head_plaintext": b"HEAD /plaintext HTTP/1.1\r\nHost: a\r\n\r\n",
+    "http10": b"GET /plaintext HTTP/1.0\r\n\r\n",
+    "http10_keep_alive": b"GET /plaintext HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" + get(b"/plaintext"),
+    "http12": b"GET /plaintext HTTP/1.2\r\nHost: a\r\n\r\n",
+    "connection_close": get(b"/plaintext", b"Connection: close\r\n") + get(b"/plaintext"),
+    "absolute_form": b"GET http://a/plaintext HTTP/1.1\r\nHost: a\r\n\r\n",
+    "options_star": b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n",
+    "options_path": b"OPTIONS /echo HTTP/1.1\r\nHost: a\r\n\r\n",
+    "wrong_method": b"DELETE /plaintext HTTP/1.1\r\nHost: a\r\n\r\n",
+    "not_found": get(b"/nowhere"),
+    "trailing_slash": get(b"/plaintext/"),
+    "connect": b"CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n",
+    "upgrade": get(b"/plaintext", b"Connection: Upgrade\r\nUpgrade: websocket\r\n"),
+    "echo": post(b"/echo", b"hello"),
+    "echo_empty": post(b"/echo", b""),
+    "echo_chunked": CHUNKED_POST + chunk(b"hel") + chunk(b"lo") + b"0\r\n\r\n",
+    "echo_chunked_ext_trailer": CHUNKED_POST + b"3;a=b\r\nabc\r\n0\r\nX-T: 1\r\n\r\n",
+    "expect_continue": post(b"/echo", b"abc", b"Expect: 100-continue\r\n"),
+    "expect_continue_404": post(b"/nowhere", b"abc", b"Expect: 100-continue\r\n"),
+    "expect_other": post(b"/echo", b"abc", b"Expect: something\r\n"),
+    "json": post(b"/json", b'{"a":[1,2.5,"x",null,true],"b":{"c":"\\u00e9"}}', b"Content-Type: application/json\r\n"),
+    "json_bad": post(b"/json", b'{"a":', b"Content-Type: application/json\r\n"),
+    "form": post(b"/form", b"a=1&b=2+3&c=%41&a=4", b"Content-Type: application/x-www-form-urlencoded\r\n"),
+    "form_wrong_type": post(b"/form", b"a=1", b"Content-Type: text/plain\r\n"),
+    "query": get(b"/query?a=1&b=%20x&a=2&c&=d&e=f+g"),
+    "cookies": get(b"/cookies", b"Cookie: a=1; b=\"2\"; c=3; a=4\r\n"),
+    "signed_cookie": get(b"/cookies", b"Cookie: actor=ZnV6eg.AAAA\r\n"),
+    "login": get(b"/login"),
+    "header": get(b"/header", b"X-A: value\r\n"),
+    "user": get(b"/users/42"),
+    "user_negative": get(b"/users/-9223372036854775808"),
+    "user_overflow": get(b"/users/9223372036854775808"),
+    "user_not_int": get(b"/users/abc"),
+    "user_post": get(b"/users/7/posts/hello%20world"),
+    "files": get(b"/files/a/b%2Fc/d"),
+    "stream": get(b"/stream?rows=50"),
+    "stream_head": b"HEAD /stream?rows=5 HTTP/1.1\r\nHost: a\r\n\r\n",
+    "static_index": get(b"/static/"),
+    "static_prefix_redirect": get(b"/static"),
+    "static_file": get(b"/static/a.txt"),
+    "static_css": get(b"/static/sub/b.css"),
+    "static_big": get(b"/static/big.bin"),
+    "static_range": get(b"/static/big.bin", b"Range: bytes=10-20\r\n"),
+    "static_range_suffix": get(b"/static/a.txt", b"Range: bytes=-5\r\n"),
+    "static_range_bad": get(b"/static/a.txt", b"Range: bytes=50-10\r\n"),
+    "static_if_none_match": get(b"/static/a.txt", b"If-None-Match: \"x\", *\r\n"),
+    "static_if_modified_since": get(b"/static/a.txt", b"If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n"),
+    "static_hash": get(b"/static/a.txt?_hash=abc"),
+    "static_hidden": get(b"/static/.hidden"),
+    "static_dotdot": get(b"/static/../etc/passwd"),
+    "static_encoded_dotdot": get(b"/static/%2e%2e/%2e%2e/etc/passwd"),
+    "static_encoded_slash": get(b"/static/sub%2fb.css"),
+    "static_head": b"HEAD /static/big.bin HTTP/1.1\r\nHost: a\r\n\r\n",
+    "pipelined": get(b"/plaintext") + post(b"/echo", b"abc") + get(b"/users/1") + get(b"/static/a.txt") +
+                 get(b"/stream?rows=3") + get(b"/query?x=1"),
+    "pipelined_heads": b"".join(b"HEAD /plaintext HTTP/1.1\r\nHost: a\r\n\r\n" for _ in range(4)) + get(b"/plaintext"),
+    "pipelined_many": get(b"/plaintext") * 40,
+}
+
+REQUEST_PATH = {}
+for name, raw in GOOD.items():
+    REQUEST_PATH["good_" + name] = ONE_PIECE + raw
+for name, raw in BAD.items():
+    # As in the test: a good request pipelined behind must not be answered.
+    REQUEST_PATH["bad_" + name] = ONE_PIECE + raw + get(b"/plaintext")
+REQUEST_PATH["split_bytewise_pipelined"] = BYTEWISE + GOOD["pipelined"]
+REQUEST_PATH["split_bytewise_chunked"] = BYTEWISE + GOOD["echo_chunked"]
+REQUEST_PATH["split_sevens_continue"] = SEVEN + GOOD["expect_continue"]
+
+CHUNKED = {
+    "one_chunk": chunk(b"hello") + b"0\r\n\r\n",
+    "two_chunks": chunk(b"hel") + chunk(b"lo") + b"0\r\n\r\n",
+    "empty": b"0\r\n\r\n",
+    "extensions": b"3;name=value;x\r\nabc\r\n0;last\r\n\r\n",
+    "quoted_extension": b'3;name="a b"\r\nabc\r\n0\r\n\r\n',
+    "trailers": chunk(b"abc") + b"0\r\nX-Trailer: 1\r\nX-Other: 2\r\n\r\n",
+    "uppercase_hex": b"A\r\n0123456789\r\n0\r\n\r\n",
+    "leading_zeros": b"0003\r\nabc\r\n0\r\n\r\n",
+    "pipelined_after": chunk(b"abc") + b"0\r\n\r\n" + get(b"/next"),
+    "pipelined_chunked_twice": chunk(b"abc") + b"0\r\n\r\n" + CHUNKED_POST + chunk(b"de") + b"0\r\n\r\n",
+    "over_body_limit": chunk(b"x" * 3000) + chunk(b"y" * 2000) + b"0\r\n\r\n",
+    "long_extension": b"3;" + b"e" * 1100 + b"\r\nabc\r\n0\r\n\r\n",
+    "long_trailers": chunk(b"a") + b"0\r\n" + b"X: " + b"t" * 1100 + b"\r\n\r\n",
+    "bytewise_chunks": chunk(b"hello") + chunk(b"world") + b"0\r\n\r\n",
+    "incomplete": b"5\r\nhel",
+}
+for name in ("NonHexChunkSize", "NegativeChunkSize", "OverflowingChunkSize", "SpaceBeforeChunkSize",
+             "ChunkLongerThanItsSize", "ChunkWithoutCrlf"):
+    CHUNKED["bad_" + name] = BAD[name][len(CHUNKED_POST):]
+CHUNKED = {name: (BYTEWISE if name.startswith("bytewise") else ONE_PIECE) + raw for name, raw in CHUNKED.items()}
+
+PATHS = [b"/", b"/index.html", b"/sub/b.css", b"/sub/", b"/a%20b.txt", b"/caf%C3%A9", b"/.hidden", b"/.well-known/x",
+         b"/../etc/passwd", b"/a/../../b", b"/%2e%2e/x", b"/%2E%2e%2fetc", b"/a%2fb", b"/a%5cb", b"/a\\b",
+         b"/a%00b", b"/a%0ab", b"/a//b", b"/./a", b"/a/.", b"/%", b"/%4", b"/%zz", b"/" + b"a" * 2100,
+         b"//", b"/a/b/c/d/e/f/"]
+SAFE_PATH = {}
+for i, p in enumerate(PATHS):
+    SAFE_PATH["path_%02d" % i] = b"\x00" + p
+    SAFE_PATH["path_%02d_dotfiles" % i] = b"\x01" + p
+
+COOKIES = [b"a=1", b"a=1; b=2", b"session=abc.def; theme=dark; lang=en", b'a="quoted"; b=""', b"a=1;;b=2",
+           b" a = 1 ; b=2 ", b"bad name=1; ok=2", b"a=\x01; b=2", b"a=x;y", b'a="x"y"', b"a=1; a=2; a=3",
+           b"noequals; a=1", b"=v", b"a=\xc3\xa9", b"a=1, b=2", b"__Host-id=1; __Secure-x=2", b""]
+COOKIE = {"cookie_%02d" % i: c for i, c in enumerate(COOKIES)}
+
+FORMS = [b"a=1", b"a=1&b=2", b"a=1&a=2&a=3", b"a+b=c+d", b"%41=%42", b"100%", b"%zz=%4", b"a", b"&&a=1&&",
+         b"=", b"a==b", b"q=caf%C3%A9", b"x=%00", b"", b"a=1&b&c=&=d"]
+FORM = {"form_%02d" % i: f for i, f in enumerate(FORMS)}
+
+METHODS = {"get": 0, "head": 1, "post": 2, "put": 3, "delete": 4, "patch": 5, "options": 6}
+ROUTES = [("get", b"/"), ("get", b"/plaintext"), ("post", b"/echo"), ("get", b"/users/me"), ("get", b"/users/42"),
+          ("delete", b"/users/-7"), ("get", b"/users/bob/posts/hello"), ("get", b"/users/1/posts/2"),
+          ("put", b"/items/ab12"), ("get", b"/items/abc"), ("get", b"/files/a/b/c"), ("get", b"/files/"),
+          ("post", b"/files/upload"), ("get", b"/caf%C3%A9/menu"), ("get", b"/caf\xc3\xa9/menu"),
+          ("get", b"/dir/"), ("get", b"/dir"), ("get", b"/plaintext/"), ("get", b"/a/1/c/2/e/3"),
+          ("get", b"/a/b/c/d/e/f/g/h"), ("get", b"/a/b/c/d/e/f/g/h/i/j"), ("get", b"/api/r10"),
+          ("post", b"/api/r10"), ("patch", b"/api/users/18446744073709551615"),
+          ("patch", b"/api/users/18446744073709551616"), ("put", b"/plaintext"), ("options", b"/users/1"),
+          ("options", b"*"), ("head", b"/users/1"), ("get", b"/users/%31"), ("get", b"/users/%zz"),
+          ("get", b"/files/a%2Fb"), ("get", b"/nowhere"), ("get", b"")]
+ROUTER = {}
+for i, (m, path) in enumerate(ROUTES):
+    ROUTER["route_%02d_%s" % (i, m)] = bytes([METHODS[m] | 0x80]) + path
+    ROUTER["route_%02d_%s_plain" % (i, m)] = bytes([METHODS[m]]) + path
+
+CORPORA = {"request_path": REQUEST_PATH, "chunked": CHUNKED, "safe_path": SAFE_PATH, "cookie": COOKIE, "form": FORM,
+           "router": ROUTER}
+
+
+def main():
+    assert len(BAD) == 54, len(BAD)
+    for target, seeds in CORPORA.items():
+        directory = HERE / "corpus" / target
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, data in seeds.items():
+            (directory / name).write_bytes(data)
+
+
+if __name__ == "__main__":
+    main()

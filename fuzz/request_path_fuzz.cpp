@@ -1,0 +1,158 @@
+// Target 1: the whole request path. One stet::server (one worker, short
+// timeouts, small limits) runs for the life of the process with a handful of
+// representative routes; each input is one client connection that delivers
+// the input's bytes cut into reads as its first bytes say, half-closes, and
+// reads until the server closes. libFuzzer's coverage counters are global, so
+// the worker thread's parser, connection, router, handlers and writer all
+// count. Properties of what came back:
+//   - the server closes the connection once the client has sent everything
+//     (no hang, whatever state the bytes left it in);
+//   - the bytes are a sequence of complete HTTP/1.1 responses with valid
+//     status lines, fields and framing; nothing follows `Connection: close`;
+//   - no answer is a 500 (no handler here throws: a 500 is the library failing);
+//   - no more answers than requests (each request head ends in CRLF CRLF).
+
+#include "support/loopback_client.hpp"
+#include "support/require.hpp"
+#include "support/response_reader.hpp"
+#include "support/splits.hpp"
+#include "support/test_server.hpp"
+
+#include <stet/stet.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using stet::fuzz::require;
+
+// Long enough that only a server that never closes trips it, even on a busy machine.
+constexpr int exchange_timeout_ms = 20'000;
+
+std::filesystem::path static_root;
+
+void make_static_root() {
+  std::string dir = (std::filesystem::temp_directory_path() / "stet-fuzz-XXXXXX").string();
+  require(::mkdtemp(dir.data()) != nullptr, "mkdtemp");
+  static_root = dir;
+  const auto write = [](const std::filesystem::path& p, std::string_view bytes) {
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << bytes;
+  };
+  write(static_root / "index.html", "<!doctype html><title>fuzz</title>\n");
+  write(static_root / "a.txt", "plain text file\n");
+  write(static_root / "sub" / "b.css", "body { color: black }\n");
+  write(static_root / ".hidden", "never served\n");
+  write(static_root / "big.bin", std::string(40 * 1024, 'x'));  // over the 16 KiB gather threshold
+  std::atexit([] { std::filesystem::remove_all(static_root); });
+}
+
+stet::response stream_rows(stet::request& req) {
+  std::size_t rows = 0;
+  const std::string_view q = req.query().get("rows").value_or("3");
+  std::from_chars(q.data(), q.data() + q.size(), rows);
+  rows = std::min<std::size_t>(rows, 200);
+  stet::response r;
+  r.set_stream([rows, next = std::size_t{0}](stet::stream_writer& out) mutable {
+    while (next < rows && out.wants_more()) out.write("row," + std::to_string(next++) + "\n");
+    return next < rows;
+  });
+  return r;
+}
+
+stet::router make_routes(std::shared_ptr<const stet::signer> signer) {
+  stet::router r;
+  r.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
+  r.post("/echo", [](stet::request& req) { return stet::response::text(req.body()); });
+  r.post("/json", [](stet::request& req) {
+    const stet::json_result& body = req.json();
+    if (!body) return stet::response::json_error(body.error(), body.detail());
+    return stet::response::json(*body);
+  });
+  r.get("/query", [](stet::request& req) {
+    std::string out;
+    for (const stet::form_field& f : req.query().sorted()) out.append(f.name).append("=").append(f.value).append("\n");
+    return stet::response::text(out);
+  });
+  r.post("/form", [](stet::request& req) {
+    const stet::form_result& form = req.form();
+    if (!form) return stet::response::text("not a form\n", form.status());
+    return stet::response::text(std::to_string(form->size()));
+  });
+  r.get("/cookies", [signer](stet::request& req) {
+    std::string out(req.signed_cookie(*signer, "actor").value_or("-"));
+    for (const stet::cookie& c : req.cookies().all()) out.append(";").append(c.name).append("=").append(c.value);
+    return stet::response::text(out);
+  });
+  r.get("/header", [](stet::request& req) { return stet::response::text(req.header("x-a").value_or("")); });
+  r.get("/users/{id:int}", [](stet::request&, std::int64_t id) { return stet::response::text(std::to_string(id)); });
+  r.get("/users/{id:int}/posts/{slug}",
+        [](stet::request&, std::int64_t, std::string_view slug) { return stet::response::text(slug); });
+  r.get("/files/{path*}", [](stet::request&, std::string_view path) { return stet::response::text(path); });
+  r.get("/stream", stream_rows);
+  r.get("/login", [signer](stet::request&) {
+    stet::response res = stet::response::text("ok");
+    res.set_signed_cookie(*signer, "actor", "fuzz", {});
+    return res;
+  });
+  stet::mount(r, "/static", std::make_shared<stet::static_files>(static_root.string()));
+  return r;
+}
+
+// The integration tests' options (port 0, short timeouts), with one worker and
+// small limits so that the fuzzer reaches every limit.
+stet::server_options fuzz_options() {
+  stet::server_options o = stet::test::test_options();
+  o.threads = 1;
+  o.max_header_bytes = 2048;
+  o.max_target_bytes = 1024;
+  o.max_header_count = 24;
+  o.max_body_bytes = 8192;
+  o.max_pipeline_output_bytes = 16 * 1024;  // small, so back-pressure between requests is exercised
+  o.metrics = std::make_shared<stet::metrics>();
+  o.server_timing = true;
+  return o;
+}
+
+// Never destroyed: the process ends with the fuzzer, and a server torn down at
+// exit would race the report of a crash.
+stet::server* the_server = nullptr;
+
+std::size_t count_heads(std::string_view bytes) {
+  std::size_t n = 0;
+  for (std::size_t at = bytes.find("\r\n\r\n"); at != std::string_view::npos; at = bytes.find("\r\n\r\n", at + 4)) ++n;
+  return n;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  make_static_root();
+  const auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{"fuzz-secret"}, "cookies");
+  the_server = new stet::server(make_routes(signer), fuzz_options());
+  require(!the_server->start(), "the server starts");
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const stet::fuzz::split_input input = stet::fuzz::take_splits(data, size);
+  const stet::fuzz::exchange_result got =
+      stet::fuzz::exchange(the_server->port(), input.payload, input.pieces, exchange_timeout_ms);
+  require(got.closed, "the server closes the connection after the client's last byte", input.payload);
+
+  const std::optional<std::vector<unsigned>> statuses = stet::fuzz::response_reader(got.received).statuses();
+  require(statuses.has_value(), "complete, well-formed responses; none after Connection: close", got.received);
+  for (const unsigned status : *statuses)
+    require(status != 500, "no 500 from handlers that never throw", input.payload);
+  require(statuses->size() <= count_heads(input.payload) + 1, "no more answers than requests", input.payload);
+  return 0;
+}
