@@ -1,5 +1,7 @@
 #include "log/access_log_sink.hpp"
 
+#include "net/sigpipe.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,7 +17,10 @@ access_log_sink::access_log_sink(const std::string& path) {
     owns_fd_ = fd_ >= 0;
     if (fd_ < 0) open_error_ = std::error_code(errno, std::generic_category());
   }
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    block_sigpipe_in_this_thread();  // a log going to a pipe whose reader quit
+    run();
+  });
 }
 
 access_log_sink::~access_log_sink() {

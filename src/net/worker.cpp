@@ -2,6 +2,7 @@
 
 #include "net/connection.hpp"
 #include "net/server_core.hpp"
+#include "net/sigpipe.hpp"
 
 #include <vector>
 
@@ -49,7 +50,10 @@ void worker::log_access(const access_record& r) {
 }
 
 void worker::start_thread() {
-  thread_ = std::thread([this] { io_.run(); });
+  thread_ = std::thread([this] {
+    block_sigpipe_in_this_thread();  // sendfile(2) to a client that reset
+    io_.run();
+  });
 }
 
 void worker::join() {

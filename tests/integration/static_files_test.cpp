@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
+#include <sys/socket.h>
 
 #include <sys/inotify.h>
 #include <unistd.h>
@@ -126,6 +127,23 @@ TEST_F(StaticOverHttp, LargeFileStreamsWholeAndHeadSendsNoBody) {
   r = client.request("GET", "/static/app.css");  // still in step after both
   ASSERT_TRUE(r);
   EXPECT_TRUE(r->body == css_);
+}
+
+// sendfile(2) cannot pass MSG_NOSIGNAL: writing to a client that reset raises
+// SIGPIPE, which, unless the server's threads block it, kills this process.
+TEST_F(StaticOverHttp, ClientResetDuringSendfileBodyCostsOnlyItsConnection) {
+  serve({"big.bin"});
+  for (int i = 0; i < 8; ++i) {
+    raw_client client(server_->port());
+    ASSERT_TRUE(client.send("GET /static/big.bin HTTP/1.1\r\nHost: x\r\n\r\n"));
+    EXPECT_FALSE(client.read_once().empty());  // the transfer is under way
+    const linger reset_on_close{1, 0};
+    ::setsockopt(client.fd(), SOL_SOCKET, SO_LINGER, &reset_on_close, sizeof reset_on_close);
+  }
+  raw_client after(server_->port());
+  const auto r = after.request("GET", "/static/big.bin");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body.size(), big_.size());
 }
 
 TEST_F(StaticOverHttp, RangesAndIfRange) {
