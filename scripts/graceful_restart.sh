@@ -22,7 +22,7 @@ tmp="$(mktemp -d /tmp/stet-restart.XXXXXX)"
 server_pid=""
 wrk_pid=""
 client_pid=""
-# shellcheck source=lib/stet_server.sh
+# shellcheck source=lib/stet_server.sh source-path=SCRIPTDIR
 . "$root/scripts/lib/stet_server.sh"
 cleanup() {
   stop_server 5

@@ -20,7 +20,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 script_name=soak
 tmp="$(mktemp -d /tmp/stet-soak.XXXXXX)"
 server_pid=""
-# shellcheck source=lib/stet_server.sh
+# shellcheck source=lib/stet_server.sh source-path=SCRIPTDIR
 . "$root/scripts/lib/stet_server.sh"
 cleanup() {
   stop_server 5

@@ -4,6 +4,9 @@
 # $script_name to be set, and `set -euo pipefail`. Every process started here
 # is stopped by its own PID (server_pid), never by name.
 
+# shellcheck disable=SC2154  # root, tmp and script_name come from the caller
+# shellcheck disable=SC2034  # server_bin, port and server_status are read by the caller
+
 say() { printf '%s: %s\n' "$script_name" "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
@@ -82,8 +85,8 @@ fd_count() { find "/proc/$server_pid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 # After a load run the server closes each connection as it sees the client's
 # FIN; waits (up to 10 s) until its descriptor count holds still.
 settle_fds() {
-  local last=-1 now i
-  for i in $(seq 50); do
+  local last=-1 now
+  for _ in $(seq 50); do
     now="$(fd_count)"
     [ "$now" = "$last" ] && return 0
     last="$now"

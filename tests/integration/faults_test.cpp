@@ -228,11 +228,11 @@ TEST_F(Faults, StaticRootRemovedWhileALargeFileIsSentFinishesIt) {
 TEST_F(Faults, DirectoriesAndNonFilesAreAnsweredWithoutA5xx) {
   ASSERT_EQ(::mkfifo(tree_.path("site/pipe").c_str(), 0644), 0);  // opening it for reading would block
   const std::pair<const char*, int> cases[] = {
-      {"/static/dir", 301},             // a directory asked for as a file
-      {"/static/dir/", 404},            // no index, and no listings
-      {"/static/small.txt/", 404},      // a file asked for as a directory
-      {"/static/small.txt/x", 404},     // ... and as a parent
-      {"/static/pipe", 404},            // not a regular file: never opened
+      {"/static/dir", 301},          // a directory asked for as a file
+      {"/static/dir/", 404},         // no index, and no listings
+      {"/static/small.txt/", 404},   // a file asked for as a directory
+      {"/static/small.txt/x", 404},  // ... and as a parent
+      {"/static/pipe", 404},         // not a regular file: never opened
   };
   for (const auto& [target, status] : cases) {
     for (int again = 0; again < 2; ++again) {  // a second time through whatever the first one cached

@@ -225,9 +225,10 @@ TEST(HostileClients, SlowlorisDoesNotStarveANormalClientAndEachSlowHeadGets408) 
   report("before", summarize(before));
   report("during", summarize(during));
   const auto [first_closed, last_closed] = attack.lifetimes();
-  std::printf("[ slowloris ] %zu slow connections, 1 byte/s, header_timeout 2 s: %zu closed with 408 after %.2f to %.2f s"
-              " (at most %zu bytes sent)\n",
-              slow_count, attack.closed_with_408(), first_closed, last_closed, attack.most_bytes_sent());
+  std::printf(
+      "[ slowloris ] %zu slow connections, 1 byte/s, header_timeout 2 s: %zu closed with 408 after %.2f to %.2f s"
+      " (at most %zu bytes sent)\n",
+      slow_count, attack.closed_with_408(), first_closed, last_closed, attack.most_bytes_sent());
 
   EXPECT_EQ(failed, 0u) << "normal requests not answered during the attack";
   EXPECT_GT(during.size(), 0u);
@@ -348,7 +349,8 @@ TEST(HostileClients, ConnectionsBeyondTheLimitQueueAndLeakNoDescriptor) {
   EXPECT_GT(most_held, 0u);
   EXPECT_LE(most_held, options.max_connections);
   EXPECT_TRUE(eventually([&] { return server.get().open_connections() == 0; }));
-  EXPECT_TRUE(eventually([&] { return open_fds() == fds_before; })) << open_fds() << " fds, " << fds_before << " before";
+  EXPECT_TRUE(eventually([&] { return open_fds() == fds_before; }))
+      << open_fds() << " fds, " << fds_before << " before";
 }
 
 TEST(HostileClients, OutOfDescriptorsTheServerWaitsAndRecovers) {
@@ -375,7 +377,8 @@ TEST(HostileClients, OutOfDescriptorsTheServerWaitsAndRecovers) {
   }
   second.reset();
   EXPECT_TRUE(eventually([&] { return server.get().open_connections() == 0; }));
-  EXPECT_TRUE(eventually([&] { return open_fds() == fds_before; })) << open_fds() << " fds, " << fds_before << " before";
+  EXPECT_TRUE(eventually([&] { return open_fds() == fds_before; }))
+      << open_fds() << " fds, " << fds_before << " before";
   expect_still_serving(server.port());
 }
 
