@@ -33,8 +33,10 @@ build_server() {
 }
 
 # Sanitizer reports must fail the run, not scroll by: UBSan halts, ASan's
-# leak check runs at exit and changes the exit code.
-export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+# leak check runs at exit and changes the exit code. ASan's quarantine of
+# freed memory (256 MiB by default) would read as RSS growth: 16 MiB still
+# catches a use soon after free.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=16}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 # $tmp/static: small.txt (100 B: the memory cache) and large.bin (2 MiB: over
