@@ -25,6 +25,9 @@
 #include <thread>
 #include <vector>
 
+// Present only when UBSan's vptr check is linked in (see OutOfDescriptors...).
+extern "C" void __ubsan_handle_dynamic_type_cache_miss(void*, void*, void*) __attribute__((weak));
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -366,6 +369,11 @@ TEST(HostileClients, ConnectionsBeyondTheLimitQueueAndLeakNoDescriptor) {
 }
 
 TEST(HostileClients, OutOfDescriptorsTheServerWaitsAndRecovers) {
+  if (&__ubsan_handle_dynamic_type_cache_miss != nullptr) {
+    // The first vptr check of a type probes memory through a pipe(2); with no
+    // descriptor left that fails and UBSan reports a false "invalid vptr".
+    GTEST_SKIP() << "UBSan's vptr check needs free descriptors, which this test takes away";
+  }
   test_app app;
   running_server server(app.routes());
   ASSERT_TRUE(timed_plaintext(server.port()));
