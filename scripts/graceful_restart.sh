@@ -34,6 +34,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 command -v wrk >/dev/null || die "wrk is not installed (apt-get install wrk)"
+command -v curl >/dev/null || die "curl is not installed (apt-get install curl)"
 python=/usr/bin/python3  # Debian's own; only the standard library is used
 [ -x "$python" ] || python="$(command -v python3)" || die "python3 is not installed"
 build_server

@@ -34,6 +34,7 @@ trap 'exit 130' INT TERM
 seconds="${SOAK_SECONDS:-60}"
 connections="${SOAK_CONNECTIONS:-256}"
 command -v wrk >/dev/null || die "wrk is not installed (apt-get install wrk)"
+command -v curl >/dev/null || die "curl is not installed (apt-get install curl)"
 build_server
 make_static
 start_server --no-access-log
