@@ -114,7 +114,7 @@ class slowloris {
       return v.closed && r && r->status == 408 && r->header("connection") == "close";
     }));
   }
-  /// Bytes of head the slowest-closed connection managed to send.
+  /// The most bytes of head any one slow connection managed to send.
   std::size_t most_bytes_sent() const {
     std::size_t most = 0;
     for (const victim& v : victims_) most = std::max(most, v.sent);
