@@ -58,7 +58,13 @@ void connection::start() {
 
 void connection::drain() {
   draining_ = true;
-  if (phase_ == phase::reading && !parser_.in_message() && begin_ == end_) close();
+  if (phase_ != phase::reading || parser_.in_message() || begin_ != end_) return;
+  // Idle as far as we know, but bytes the kernel already holds are a request
+  // the client sent before it could learn of the stop. Closing now would reset
+  // it unanswered; read it instead and answer it with Connection: close.
+  boost::system::error_code ec;
+  if (socket_.available(ec) > 0 && !ec) return;
+  close();
 }
 
 void connection::close() noexcept {

@@ -101,6 +101,40 @@ TEST_F(Stop, IdleConnectionsAreClosedPromptly) {
   EXPECT_TRUE(waits_out(1s));
 }
 
+// A keep-alive client may send its next request just before the stop; if the
+// request already sits in the server's socket buffer, closing the "idle"
+// connection would reset it unanswered (and the client could not tell whether
+// it was processed). One worker, busy in a slow handler, makes sure the bytes
+// are there, unread, when the drain begins.
+TEST(StopOneWorker, RequestAlreadyReceivedOnAnIdleConnectionIsAnswered) {
+  stet::server_options o = test_options();
+  o.threads = 1;
+  o.idle_timeout = 10s;
+  std::atomic<bool> entered{false};
+  stet::router routes;
+  routes.get("/slow", [&entered](stet::request&) {
+    entered = true;
+    std::this_thread::sleep_for(300ms);
+    return stet::response::text("slow");
+  });
+  routes.get("/query", [](stet::request& req) { return stet::response::text(req.query_string()); });
+  running_server server(std::move(routes), o);
+  raw_client idle(server.port());
+  ASSERT_TRUE(idle.request("GET", "/query?first"));
+  raw_client busy(server.port());
+  ASSERT_TRUE(busy.send(get_request("/slow")));
+  ASSERT_TRUE(eventually([&] { return entered.load(); }));
+  ASSERT_TRUE(idle.send(get_request("/query?second")));  // the worker cannot read it yet
+  std::this_thread::sleep_for(20ms);
+  server.get().stop();
+  const auto r = idle.read_response();
+  ASSERT_TRUE(r) << "a request received before the drain was reset unanswered";
+  EXPECT_EQ(r->body, "second");
+  EXPECT_EQ(r->header("connection"), "close");
+  EXPECT_TRUE(idle.wait_closed(2s));
+  EXPECT_TRUE(busy.read_response());
+}
+
 TEST_F(Stop, NewConnectionsAreRefused) {
   stop();
   EXPECT_TRUE(waits_out());

@@ -100,9 +100,10 @@ std::optional<http_response> parse_response(std::string_view bytes, std::size_t*
   return r;
 }
 
-raw_client::raw_client(std::uint16_t port, std::string_view host) {
+raw_client::raw_client(std::uint16_t port, std::string_view host, int receive_buffer) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return;
+  if (receive_buffer > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof receive_buffer);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);

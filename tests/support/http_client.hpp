@@ -25,13 +25,17 @@ struct http_response {
 
 class raw_client {
  public:
-  explicit raw_client(std::uint16_t port, std::string_view host = "127.0.0.1");
+  /// Connects at once. A nonzero `receive_buffer` sets SO_RCVBUF before the
+  /// handshake (so the advertised window stays that small): a slow reader.
+  explicit raw_client(std::uint16_t port, std::string_view host = "127.0.0.1", int receive_buffer = 0);
   ~raw_client();
   raw_client(const raw_client&) = delete;
   raw_client& operator=(const raw_client&) = delete;
 
   bool connected() const noexcept { return fd_ >= 0; }
   int fd() const noexcept { return fd_; }
+  /// True once a read saw EOF or a reset.
+  bool peer_closed() const noexcept { return eof_; }
 
   /// Sends every byte (false if the peer is gone).
   bool send(std::string_view bytes);
