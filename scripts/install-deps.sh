@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev node-llhttp libsimdjson-dev libfmt-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  wrk
+  wrk curl python3
 )
 if [ "${1:-}" = "--fuzz" ]; then
   # libFuzzer and the sanitizer runtimes come with clang's runtime package,
