@@ -1,5 +1,7 @@
 #include <stet/metrics.hpp>
 
+#include "metrics_caches.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -80,6 +82,7 @@ std::string metrics::text() const {
       date_refreshes += w->date_refreshes.load();
       for (std::size_t p = 0; p < phase_count; ++p) phases[p].add(w->phases[p].read());
     }
+    detail::collect_library_caches(workers_, samples);
     for (const auto& collect : collectors_) collect(samples);
   }
 

@@ -18,6 +18,9 @@
 namespace stet {
 
 class signer;
+namespace detail {
+struct response_access;
+}
 
 /// A read-only open file whose bytes responses send with sendfile(2). Shared:
 /// a cache entry and every response in flight hold it, and the descriptor closes
@@ -142,6 +145,8 @@ class response {
   bool closes_connection() const noexcept { return close_; }
 
  private:
+  friend struct detail::response_access;
+
   void append_field(std::string_view name, std::string_view value);
 
   stet::status status_ = stet::status::ok;

@@ -30,6 +30,7 @@ class route_group;
 namespace detail {
 struct router_state;
 struct layer_node;
+struct router_access;
 }  // namespace detail
 
 /// A route pattern checked at compile time: `"/users/{id:int}"_route` (see
@@ -344,6 +345,7 @@ class router : public detail::routing_api<router> {
  private:
   template <class>
   friend class detail::routing_api;
+  friend struct detail::router_access;
   detail::route_scope scope_;
 };
 

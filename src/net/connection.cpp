@@ -1,9 +1,11 @@
 #include "net/connection.hpp"
 
+#include "http/error_pages.hpp"
 #include "http/percent.hpp"
 #include "http/request_access.hpp"
 #include "http/response_writer.hpp"
 #include "http/token.hpp"
+#include "net/phase_record.hpp"
 #include "net/worker.hpp"
 
 #include <sys/sendfile.h>
@@ -364,14 +366,11 @@ void connection::end_stream() {
 }
 
 void connection::fail(stet::error e) {
-  const stet::status s = http_status(e);
-  std::string text(reason_phrase(s));
-  text += ": ";
-  text += make_error_code(e).message();
-  text += '\n';
-  if (owner_.logging()) log_exchange(to_int(s), text.size(), false);
-  worker_counters::bump(owner_.counters().requests_by_status[to_int(s)]);
-  queue_response(response::text(text, s), false, true);
+  response r = detail::error_page(e);
+  const unsigned code = to_int(r.status());
+  if (owner_.logging()) log_exchange(code, r.content_length(), false);
+  worker_counters::bump(owner_.counters().requests_by_status[code]);
+  queue_response(std::move(r), false, true);
 }
 
 void connection::log_exchange(unsigned status, std::uint64_t bytes, bool parsed) {
@@ -394,8 +393,7 @@ std::size_t connection::pending_output() const noexcept { return out_.size() + a
 
 void connection::record_phase(stet::phase p, steady::time_point start, steady::time_point end,
                               const request* r) noexcept {
-  owner_.counters().phases[static_cast<std::size_t>(p)].record(end - start);
-  if (stet::tracer* t = owner_.tracer()) t->on_phase(r, p, start, end);
+  detail::record_phase(owner_.counters(), owner_.tracer(), p, start, end, r);
 }
 
 void connection::flush() {

@@ -1,5 +1,6 @@
 #include <stet/router.hpp>
 
+#include "http/error_pages.hpp"
 #include "http/request_access.hpp"
 #include "route/epoch.hpp"
 #include "route/match.hpp"
@@ -54,7 +55,7 @@ response slash_redirect(const request& req, bool add_slash) {
   const std::string_view location(out, n);
   // "//host" would be read as another origin: never redirect there.
   if (location.starts_with("//") || location.starts_with("/\\")) {
-    return response::text("Not Found\n", status::not_found);
+    return detail::error_page(status::not_found, req);
   }
   // 301 lets clients turn a POST into a GET; 308 keeps method and body.
   const bool safe = req.method() == method::get || req.method() == method::head;
@@ -65,7 +66,7 @@ response automatic_answer(const match_outcome& o, const request& req) {
   std::array<char, allow_capacity> buffer;
   switch (o.what) {
     case match_outcome::kind::not_allowed: {
-      response r = response::text("Method Not Allowed\n", status::method_not_allowed);
+      response r = detail::error_page(status::method_not_allowed, req);
       r.set_header("Allow", allow_value(o.allow, buffer));
       return r;
     }
@@ -78,7 +79,7 @@ response automatic_answer(const match_outcome& o, const request& req) {
     case match_outcome::kind::route:
     case match_outcome::kind::not_found: break;
   }
-  return response::text("Not Found\n", status::not_found);
+  return detail::error_page(status::not_found, req);
 }
 
 // Befores in order until one answers; the inner step only if none did; then
@@ -160,7 +161,7 @@ response router::handle(request& req) const {
   } catch (...) {
     report_failure(t, req, "unknown exception");
   }
-  return response::text("Internal Server Error\n", status::internal_server_error);
+  return detail::error_page(status::internal_server_error, req);
 }
 
 }  // namespace stet

@@ -12,6 +12,12 @@ void report_metrics(metrics& m, std::shared_ptr<const static_files> files) {
     out.push_back({"stet_cache_evictions_total", "Cache entries evicted.", "counter", label, d(s.evictions)});
     out.push_back({"stet_cache_entries", "Cache entries held now.", "gauge", label, d(s.entries)});
     out.push_back({"stet_cache_bytes", "Bytes held by the cache now.", "gauge", label, d(s.bytes_cached)});
+    // Content hashes live in the static cache's entries: a hit is a `?_hash=`
+    // check or static_url() that found the digest already computed for the
+    // file's current identity; a miss computes SHA-256 once.
+    constexpr std::string_view hashes = R"(cache="content_hashes")";
+    out.push_back({"stet_cache_hits_total", "Cache hits.", "counter", hashes, d(s.hash_hits)});
+    out.push_back({"stet_cache_misses_total", "Cache misses.", "counter", hashes, d(s.hashes)});
     out.push_back(
         {"stet_static_revalidations_total", "Cache hits checked with a stat.", "counter", "", d(s.revalidations)});
     out.push_back({"stet_static_not_modified_total", "304 answers.", "counter", "", d(s.not_modified)});
