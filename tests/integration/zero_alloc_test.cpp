@@ -64,6 +64,7 @@ std::pair<std::size_t, int> response_size(raw_client& client, std::string_view r
 struct measured {
   std::uint64_t allocations = 0;
   int status = 0;
+  std::uint64_t static_hits = 0;  // answers from the static memory cache
 };
 
 struct request_shape {
@@ -76,7 +77,9 @@ struct request_shape {
 measured allocations_over_1000_requests(std::string_view target, request_shape shape = {}) {
   stet::test::temp_tree tree;
   tree.write("app.css", small_file);
-  auto files = std::make_shared<stet::static_files>(tree.root().string());
+  stet::static_options no_settle;
+  no_settle.settle_time = std::chrono::milliseconds(0);  // cache the file written just now at once
+  auto files = std::make_shared<stet::static_files>(tree.root().string(), no_settle);
   stet::server_options options = stet::test::test_options();
   options.threads = 1;
   if (shape.observed) options.metrics = std::make_shared<stet::metrics>();
@@ -100,7 +103,7 @@ measured allocations_over_1000_requests(std::string_view target, request_shape s
   for (int i = 0; i < 1000 && ok; ++i) ok = round_trip(client.fd(), request, size);
   const std::uint64_t allocations = stet::test::total_allocations() - before;
   EXPECT_TRUE(ok) << "a round trip failed";
-  return {allocations, status};
+  return {allocations, status, files->stats().hits};
 }
 
 request_shape observed() {
@@ -137,12 +140,14 @@ TEST(ZeroAllocation, KeepAliveTypedParameter) {
 TEST(ZeroAllocation, KeepAliveCachedStaticHit) {
   const measured m = allocations_over_1000_requests("/static/app.css");
   EXPECT_EQ(m.status, 200);
+  EXPECT_GE(m.static_hits, 1000u);
   EXPECT_EQ(m.allocations, 0u);
 }
 
 TEST(ZeroAllocation, KeepAliveStaticRevalidation) {
   const measured m = allocations_over_1000_requests("/static/app.css", conditional());
   EXPECT_EQ(m.status, 304);
+  EXPECT_GE(m.static_hits, 1000u);
   EXPECT_EQ(m.allocations, 0u);
 }
 
