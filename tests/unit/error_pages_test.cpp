@@ -40,8 +40,8 @@ TEST(ErrorPages, ConnectionErrorsAreTextPerErrorValue) {
   const stet::response r = error_page(stet::error::header_too_large);
   EXPECT_EQ(r.status(), status::request_header_fields_too_large);
   EXPECT_EQ(r.header("content-type"), "text/plain; charset=utf-8");
-  EXPECT_EQ(r.body(), "Request Header Fields Too Large: " + make_error_code(stet::error::header_too_large).message() +
-                          "\n");
+  EXPECT_EQ(r.body(),
+            "Request Header Fields Too Large: " + make_error_code(stet::error::header_too_large).message() + "\n");
   EXPECT_EQ(r.body().data(), error_page(stet::error::header_too_large).body().data());
 }
 
