@@ -1,5 +1,6 @@
 #include "metrics_caches.hpp"
 
+#include "cache_families.hpp"
 #include "crypto/hmac.hpp"
 #include "http/memo_stats.hpp"
 #include "route/state.hpp"
@@ -10,27 +11,6 @@
 
 namespace stet::detail {
 namespace {
-
-constexpr std::string_view hits = "stet_cache_hits_total";
-constexpr std::string_view misses = "stet_cache_misses_total";
-constexpr std::string_view evictions = "stet_cache_evictions_total";
-constexpr std::string_view entries = "stet_cache_entries";
-
-void add(std::vector<metric_sample>& out, std::string_view name, std::string_view labels, std::uint64_t value) {
-  std::string_view help = "Cache entries held now.";
-  std::string_view type = "gauge";
-  if (name == hits) {
-    help = "Cache hits.";
-    type = "counter";
-  } else if (name == misses) {
-    help = "Cache misses.";
-    type = "counter";
-  } else if (name == evictions) {
-    help = "Cache entries evicted.";
-    type = "counter";
-  }
-  out.push_back({name, help, type, labels, static_cast<double>(value)});
-}
 
 struct memo_totals {
   std::uint64_t header_name_hits = 0, header_name_misses = 0, header_name_entries = 0;
@@ -59,27 +39,25 @@ void add_memo_samples(const memo_totals& t, std::vector<metric_sample>& out) {
   // Insert-only (views into it must never dangle): evictions stay 0, a full
   // cache shows as misses that fold names into the request arena instead.
   constexpr std::string_view names = R"(cache="header_names")";
-  add(out, hits, names, t.header_name_hits);
-  add(out, misses, names, t.header_name_misses);
-  add(out, evictions, names, 0);
-  add(out, entries, names, t.header_name_entries);
+  add_sample(out, cache_hits, names, t.header_name_hits);
+  add_sample(out, cache_misses, names, t.header_name_misses);
+  add_sample(out, cache_evictions, names, 0);
+  add_sample(out, cache_entries, names, t.header_name_entries);
 
   constexpr std::string_view cookies = R"(cache="cookies")";
-  add(out, hits, cookies, t.cookie_hits);
-  add(out, misses, cookies, t.cookie_misses);
-  add(out, evictions, cookies, t.cookie_evictions);
-  add(out, entries, cookies, t.cookie_entries);
+  add_sample(out, cache_hits, cookies, t.cookie_hits);
+  add_sample(out, cache_misses, cookies, t.cookie_misses);
+  add_sample(out, cache_evictions, cookies, t.cookie_evictions);
+  add_sample(out, cache_entries, cookies, t.cookie_entries);
   out.push_back({"stet_cache_bypasses_total", "Lookups that skipped the cache (value over its size bound).", "counter",
                  cookies, static_cast<double>(t.cookie_bypasses)});
 
-  constexpr std::string_view memo_help = "Request memos computed (each at most once per request).";
-  out.push_back(
-      {"stet_memo_builds_total", memo_help, "counter", R"(memo="headers")", static_cast<double>(t.header_builds)});
-  out.push_back(
-      {"stet_memo_builds_total", memo_help, "counter", R"(memo="cookies")", static_cast<double>(t.cookie_parses)});
-  out.push_back({"stet_memo_builds_total", memo_help, "counter", R"(memo="urlencoded")",
-                 static_cast<double>(t.urlencoded_parses)});
-  out.push_back({"stet_memo_builds_total", memo_help, "counter", R"(memo="json")", static_cast<double>(t.json_parses)});
+  constexpr metric_family memo_builds{"stet_memo_builds_total",
+                                      "Request memos computed (each at most once per request).", "counter"};
+  add_sample(out, memo_builds, R"(memo="headers")", t.header_builds);
+  add_sample(out, memo_builds, R"(memo="cookies")", t.cookie_parses);
+  add_sample(out, memo_builds, R"(memo="urlencoded")", t.urlencoded_parses);
+  add_sample(out, memo_builds, R"(memo="json")", t.json_parses);
 }
 
 // A signer derives its keyed HMAC context once per secret (a miss) and every
@@ -88,9 +66,9 @@ void add_memo_samples(const memo_totals& t, std::vector<metric_sample>& out) {
 void add_signer_samples(std::uint64_t macs, std::vector<metric_sample>& out) {
   const hmac_key_counts keys = hmac_key_stats();
   constexpr std::string_view signer = R"(cache="signer_keys")";
-  add(out, hits, signer, macs);
-  add(out, misses, signer, keys.derived);
-  add(out, entries, signer, keys.held);
+  add_sample(out, cache_hits, signer, macs);
+  add_sample(out, cache_misses, signer, keys.derived);
+  add_sample(out, cache_entries, signer, keys.held);
 }
 
 void add_route_samples(std::span<const worker_counters* const> workers, std::vector<metric_sample>& out) {
