@@ -104,6 +104,8 @@ TEST(ErrorPages, MethodNotAllowedKeepsAllowInEveryFormat) {
   const auto html = f.get("/only-get", "text/html", "POST");
   EXPECT_EQ(html.header("content-type"), "text/html; charset=utf-8");
   EXPECT_NE(html.body.find("<h1>405 Method Not Allowed</h1>"), std::string::npos);
+  EXPECT_EQ(f.get("/only-get", "*/*", "PUT").body, "Method Not Allowed\n");
+  expect_json_error(f.get("/only-get", "text/html;q=0.2, application/json;q=0.7", "PUT"), 405, "Method Not Allowed");
 }
 
 TEST(ErrorPages, HandlerExceptionIsA500ReportedOnce) {
@@ -114,9 +116,12 @@ TEST(ErrorPages, HandlerExceptionIsA500ReportedOnce) {
   expect_json_error(f.get("/throws", "application/json"), 500, "Internal Server Error");
   const auto html = f.get("/throws", "text/html");
   EXPECT_NE(html.body.find("<h1>500 Internal Server Error</h1>"), std::string::npos);
-  // Three failing requests, three reports: the server logs each exception once
+  EXPECT_EQ(f.get("/throws", "*/*").body, "Internal Server Error\n");
+  expect_json_error(f.get("/throws", "text/html;q=0.1, */*;q=0.2, application/json;q=0.3"), 500,
+                    "Internal Server Error");
+  // Five failing requests, five reports: the server logs each exception once
   // and keeps the connection serving.
-  EXPECT_EQ(f.reports->load(), 3);
+  EXPECT_EQ(f.reports->load(), 5);
   EXPECT_EQ(f.get("/only-get", "").body, "ok");
 }
 
