@@ -1,5 +1,8 @@
 #include <stet/metrics.hpp>
 
+#include "cache_families.hpp"
+#include "metrics_caches.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -80,6 +83,7 @@ std::string metrics::text() const {
       date_refreshes += w->date_refreshes.load();
       for (std::size_t p = 0; p < phase_count; ++p) phases[p].add(w->phases[p].read());
     }
+    detail::collect_library_caches(workers_, samples);
     for (const auto& collect : collectors_) collect(samples);
   }
 
@@ -112,10 +116,9 @@ std::string metrics::text() const {
   }
 
   // The Date header cache: a hit is a response that reused the formatted string.
-  samples.push_back({"stet_cache_hits_total", "Cache hits.", "counter", R"(cache="date")",
-                     static_cast<double>(answered > date_refreshes ? answered - date_refreshes : 0)});
-  samples.push_back(
-      {"stet_cache_misses_total", "Cache misses.", "counter", R"(cache="date")", static_cast<double>(date_refreshes)});
+  detail::add_sample(samples, detail::cache_hits, R"(cache="date")",
+                     answered > date_refreshes ? answered - date_refreshes : 0);
+  detail::add_sample(samples, detail::cache_misses, R"(cache="date")", date_refreshes);
   std::stable_sort(samples.begin(), samples.end(),
                    [](const metric_sample& a, const metric_sample& b) { return a.name < b.name; });
   std::string_view last;

@@ -16,6 +16,11 @@
 
 namespace stet {
 
+namespace detail {
+struct memo_stats;
+struct router_state;
+}  // namespace detail
+
 /// The phases of one request whose durations stet records.
 enum class phase : std::uint8_t {
   parse,   ///< first byte of the request read -> request complete
@@ -69,6 +74,11 @@ struct worker_counters {
   std::atomic<std::uint64_t> connections_open{0};
   std::atomic<std::uint64_t> date_refreshes{0};
   std::array<latency_histogram, phase_count> phases;
+  /// Set by the worker before it attaches: its thread's memo and cache
+  /// counters, and the router state it dispatches on (both outlive the
+  /// attachment). metrics::text() reads them with relaxed loads.
+  const detail::memo_stats* memo = nullptr;
+  const detail::router_state* routes = nullptr;
 
   static void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept { single_writer_add(c, by); }
 };

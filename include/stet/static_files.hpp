@@ -70,6 +70,7 @@ struct static_stats {
   std::uint64_t evictions = 0;      ///< entries dropped for the byte budget or the entry limit
   std::uint64_t reads = 0;          ///< files read whole into memory
   std::uint64_t hashes = 0;         ///< content hashes computed (SHA-256)
+  std::uint64_t hash_hits = 0;      ///< content hashes asked for and already known for the file's identity
   std::uint64_t refused = 0;        ///< paths refused: traversal, encoded slash, symlink escape, non-regular file
   std::uint64_t not_modified = 0;   ///< 304 answers
   std::uint64_t partial = 0;        ///< 206 answers

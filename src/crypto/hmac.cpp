@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include <atomic>
 #include <memory>
 
 namespace stet::detail {
@@ -17,6 +18,10 @@ struct mac_deleter {
 };
 
 const unsigned char* bytes(std::string_view s) noexcept { return reinterpret_cast<const unsigned char*>(s.data()); }
+
+// Touched only when a signer is built or destroyed, never per MAC.
+std::atomic<std::uint64_t> keys_derived{0};
+std::atomic<std::uint64_t> keys_held{0};
 
 }  // namespace
 
@@ -31,11 +36,18 @@ std::optional<hmac_sha256_key> hmac_sha256_key::derive(std::string_view secret, 
                                OSSL_PARAM_construct_end()};
   if (EVP_MAC_init(ctx.get(), bytes(secret), secret.size(), params) != 1) return std::nullopt;
   if (!prefix.empty() && EVP_MAC_update(ctx.get(), bytes(prefix), prefix.size()) != 1) return std::nullopt;
+  keys_derived.fetch_add(1, std::memory_order_relaxed);
+  keys_held.fetch_add(1, std::memory_order_relaxed);
   return hmac_sha256_key(ctx.release());
+}
+
+hmac_key_counts hmac_key_stats() noexcept {
+  return {keys_derived.load(std::memory_order_relaxed), keys_held.load(std::memory_order_relaxed)};
 }
 
 hmac_sha256_key& hmac_sha256_key::operator=(hmac_sha256_key&& other) noexcept {
   if (this != &other) {
+    if (base_ != nullptr) keys_held.fetch_sub(1, std::memory_order_relaxed);
     EVP_MAC_CTX_free(base_);
     base_ = other.base_;
     other.base_ = nullptr;
@@ -43,7 +55,10 @@ hmac_sha256_key& hmac_sha256_key::operator=(hmac_sha256_key&& other) noexcept {
   return *this;
 }
 
-hmac_sha256_key::~hmac_sha256_key() { EVP_MAC_CTX_free(base_); }
+hmac_sha256_key::~hmac_sha256_key() {
+  if (base_ != nullptr) keys_held.fetch_sub(1, std::memory_order_relaxed);
+  EVP_MAC_CTX_free(base_);
+}
 
 std::optional<hmac_sha256_digest> hmac_sha256_key::mac(std::string_view data) const noexcept {
   ++this_thread_memo_stats().macs;

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -37,5 +38,14 @@ class hmac_sha256_key {
   explicit hmac_sha256_key(EVP_MAC_CTX* base) noexcept : base_(base) {}
   EVP_MAC_CTX* base_;
 };
+
+/// Keyed contexts derived so far and held now, over the whole process: a
+/// derivation is the one-time cost a signer pays per secret (the cache miss),
+/// every mac() after it reuses one (the hit, counted in memo_stats::macs).
+struct hmac_key_counts {
+  std::uint64_t derived = 0;
+  std::uint64_t held = 0;
+};
+hmac_key_counts hmac_key_stats() noexcept;
 
 }  // namespace stet::detail

@@ -57,6 +57,7 @@ class cookie_lru {
     index_.clear();
     head_ = tail_ = none;
     used_ = 0;
+    this_thread_memo_stats().cookie_cache_entries.set(0);
   }
 
  private:
@@ -130,6 +131,7 @@ class cookie_lru {
     for (const cookie& c : jar.sorted()) s.sorted.push_back(offsets_of(c, header));
     index_.emplace(std::string_view(s.header), i);
     push_front(i);
+    this_thread_memo_stats().cookie_cache_entries.set(index_.size());
   }
 
   struct view_hash {

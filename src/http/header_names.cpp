@@ -78,6 +78,7 @@ std::string_view lowercase_header_name(std::string_view name, std::pmr::memory_r
       std::memcpy(e.text.data(), key.data(), key.size());
       cache.buckets[b] = static_cast<std::uint16_t>(cache.used++);
       ++stats.header_name_inserts;
+      stats.header_name_entries.set(cache.used);
       return {e.text.data(), e.length};
     }
     const name_cache::entry& e = cache.entries[slot];

@@ -1,30 +1,60 @@
 #pragma once
 // Per-thread counters of the request memos and their caches: how often each
 // parse really ran, and how the per-thread caches fared. Tests read them to
-// prove a memo did not re-parse; metrics can export them. Plain integers: the
-// thread that owns them is the only writer.
+// prove a memo did not re-parse; the metrics exposition sums them over the
+// workers. One writer (the thread the counters belong to), any readers.
 
+#include <atomic>
 #include <cstdint>
 
 namespace stet::detail {
 
-struct memo_stats {
-  std::uint64_t header_builds = 0;      // header_map indexes built
-  std::uint64_t cookie_parses = 0;      // Cookie headers actually scanned
-  std::uint64_t urlencoded_parses = 0;  // query strings and form bodies decoded
-  std::uint64_t json_parses = 0;        // bodies handed to simdjson
-  std::uint64_t cookie_cache_hits = 0;
-  std::uint64_t cookie_cache_misses = 0;
-  std::uint64_t cookie_cache_evictions = 0;
-  std::uint64_t cookie_cache_bypasses = 0;  // over the size bound, or several Cookie fields
-  std::uint64_t header_name_hits = 0;       // mixed-case names found in the lowercase cache
-  std::uint64_t header_name_inserts = 0;
-  std::uint64_t header_name_overflows = 0;  // lowercased into the arena: cache full or name too long
-  std::uint64_t macs = 0;                   // HMAC computations by signers
-  std::uint64_t constant_time_compares = 0;
+/// A counter written by one thread and read by any: the increment is a relaxed
+/// load and store (no locked instruction), so it costs what a plain integer
+/// does, and a reader on another thread sees a value without a data race.
+class thread_counter {
+ public:
+  thread_counter() noexcept = default;
+  thread_counter(const thread_counter& other) noexcept : value_(other.get()) {}
+  thread_counter& operator=(const thread_counter&) = delete;
+
+  thread_counter& operator++() noexcept {
+    set(get() + 1);
+    return *this;
+  }
+  void set(std::uint64_t v) noexcept { value_.store(v, std::memory_order_relaxed); }
+  std::uint64_t get() const noexcept { return value_.load(std::memory_order_relaxed); }
+  operator std::uint64_t() const noexcept { return get(); }  // NOLINT: reads like the plain integer it replaced
+
+ private:
+  std::atomic<std::uint64_t> value_{0};
 };
 
-/// The calling thread's counters.
+struct memo_stats {
+  thread_counter header_builds;      // header_map indexes built
+  thread_counter cookie_parses;      // Cookie headers actually scanned
+  thread_counter urlencoded_parses;  // query strings and form bodies decoded
+  thread_counter json_parses;        // bodies handed to simdjson
+  thread_counter cookie_cache_hits;
+  thread_counter cookie_cache_misses;
+  thread_counter cookie_cache_evictions;
+  thread_counter cookie_cache_bypasses;  // over the size bound, or several Cookie fields
+  thread_counter cookie_cache_entries;   // headers held now (a gauge)
+  thread_counter header_name_hits;       // mixed-case names found in the lowercase cache
+  thread_counter header_name_inserts;
+  thread_counter header_name_overflows;  // lowercased into the arena: cache full or name too long
+  thread_counter header_name_entries;    // names held now (a gauge; the cache never evicts)
+  thread_counter macs;                   // HMAC computations by signers: each reuses a derived key
+  thread_counter constant_time_compares;
+};
+
+/// The calling thread's counters: those a worker installed for its thread, or
+/// else the thread's own.
 memo_stats& this_thread_memo_stats() noexcept;
+
+/// Makes `stats` the calling thread's counters until replaced (null: back to
+/// the thread's own). A worker installs counters it owns, so they outlive its
+/// thread for as long as the metrics may read them.
+void install_thread_memo_stats(memo_stats* stats) noexcept;
 
 }  // namespace stet::detail

@@ -1,10 +1,13 @@
 #include "net/connection.hpp"
 
+#include "http/error_pages.hpp"
 #include "http/percent.hpp"
 #include "http/request_access.hpp"
 #include "http/response_writer.hpp"
 #include "http/token.hpp"
+#include "net/phase_record.hpp"
 #include "net/worker.hpp"
+#include "route/router_access.hpp"
 
 #include <sys/sendfile.h>
 
@@ -91,8 +94,7 @@ void connection::on_timeout(timeout_kind kind) {
   if (kind == timeout_kind::handler) {
     const std::shared_ptr<connection> self = shared_from_this();  // abandon() drops the waker's reference
     abandon_answer();
-    response late =
-        response::text("Service Unavailable: the handler did not answer in time\n", status::service_unavailable);
+    response late = error_page(status::service_unavailable, request_);
     answer(std::move(late.close_connection()));
     flush();
     return;
@@ -444,14 +446,11 @@ void connection::end_stream() {
 }
 
 void connection::fail(stet::error e) {
-  const stet::status s = http_status(e);
-  std::string text(reason_phrase(s));
-  text += ": ";
-  text += make_error_code(e).message();
-  text += '\n';
-  if (owner_.logging()) log_exchange(to_int(s), text.size(), false);
-  worker_counters::bump(owner_.counters().requests_by_status[to_int(s)]);
-  queue_response(response::text(text, s), false, true);
+  response r = detail::error_page(e);
+  const unsigned code = to_int(r.status());
+  if (owner_.logging()) log_exchange(code, r.content_length(), false);
+  worker_counters::bump(owner_.counters().requests_by_status[code]);
+  queue_response(std::move(r), false, true);
 }
 
 void connection::log_exchange(unsigned status, std::uint64_t bytes, bool parsed) {
@@ -474,8 +473,7 @@ std::size_t connection::pending_output() const noexcept { return out_.size() + a
 
 void connection::record_phase(stet::phase p, steady::time_point start, steady::time_point end,
                               const request* r) noexcept {
-  owner_.counters().phases[static_cast<std::size_t>(p)].record(end - start);
-  if (stet::tracer* t = owner_.tracer()) t->on_phase(r, p, start, end);
+  detail::record_phase(owner_.counters(), owner_.tracer(), p, start, end, r);
 }
 
 void connection::flush() {

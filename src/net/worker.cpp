@@ -3,6 +3,7 @@
 #include "net/connection.hpp"
 #include "net/server_core.hpp"
 #include "net/sigpipe.hpp"
+#include "route/router_access.hpp"
 
 #include <vector>
 
@@ -26,6 +27,8 @@ worker::worker(server_core& core, const router& routes, const server_options& op
       log_flush_(io_),
       timing_(options.metrics != nullptr || options.tracer != nullptr || options.server_timing) {
   writer_.dates().count_refreshes_in(&counters_.date_refreshes);
+  counters_.memo = &memo_;
+  counters_.routes = &router_access::state(routes_);
   if (options_.metrics) options_.metrics->attach(&counters_);
 }
 
@@ -52,7 +55,10 @@ void worker::log_access(const access_record& r) {
 void worker::start_thread() {
   thread_ = std::thread([this] {
     block_sigpipe_in_this_thread();  // sendfile(2) to a client that reset
+    // Owned by the worker, not the thread: the metrics may read them until detach().
+    install_thread_memo_stats(&memo_);
     io_.run();
+    install_thread_memo_stats(nullptr);
   });
 }
 

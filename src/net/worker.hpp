@@ -6,6 +6,7 @@
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
 
+#include "http/memo_stats.hpp"
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
 #include "net/asio.hpp"
@@ -76,6 +77,7 @@ class worker {
   asio::steady_timer log_flush_;
   bool log_flush_armed_ = false;
   worker_counters counters_;
+  memo_stats memo_;  // the worker thread's memo and cache counters (see install_thread_memo_stats)
   bool timing_;
   bool draining_ = false;
 

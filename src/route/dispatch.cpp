@@ -1,10 +1,12 @@
 #include <stet/router.hpp>
 
+#include "http/error_pages.hpp"
 #include "http/request_access.hpp"
 #include "route/epoch.hpp"
 #include "route/match.hpp"
 #include "route/params_access.hpp"
 #include "route/pending_response.hpp"
+#include "route/router_access.hpp"
 #include "route/state.hpp"
 
 #include <array>
@@ -54,7 +56,7 @@ response slash_redirect(const request& req, bool add_slash) {
   const std::string_view location(out, n);
   // "//host" would be read as another origin: never redirect there.
   if (location.starts_with("//") || location.starts_with("/\\")) {
-    return response::text("Not Found\n", status::not_found);
+    return detail::error_page(status::not_found, req);
   }
   // 301 lets clients turn a POST into a GET; 308 keeps method and body.
   const bool safe = req.method() == method::get || req.method() == method::head;
@@ -65,7 +67,7 @@ response automatic_answer(const match_outcome& o, const request& req) {
   std::array<char, allow_capacity> buffer;
   switch (o.what) {
     case match_outcome::kind::not_allowed: {
-      response r = response::text("Method Not Allowed\n", status::method_not_allowed);
+      response r = detail::error_page(status::method_not_allowed, req);
       r.set_header("Allow", allow_value(o.allow, buffer));
       return r;
     }
@@ -78,7 +80,7 @@ response automatic_answer(const match_outcome& o, const request& req) {
     case match_outcome::kind::route:
     case match_outcome::kind::not_found: break;
   }
-  return response::text("Not Found\n", status::not_found);
+  return detail::error_page(status::not_found, req);
 }
 
 // Befores in order until one answers; the inner step only if none did; then
@@ -132,7 +134,7 @@ response guarded_dispatch(const detail::route_table& t, request& req) {
   } catch (...) {
     detail::report_failure(t.report.get(), req.path(), "unknown exception");
   }
-  return detail::internal_error();
+  return detail::error_page(status::internal_server_error, req);
 }
 
 }  // namespace

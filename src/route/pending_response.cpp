@@ -1,5 +1,7 @@
 #include "route/pending_response.hpp"
 
+#include "http/error_pages.hpp"
+
 #include <stet/responder.hpp>
 
 #include <cstdio>
@@ -34,7 +36,7 @@ void pending_response::drop() {
   std::unique_lock lock(mutex_);
   if (settled_) return;
   dropped_ = true;
-  settle_locked(lock, internal_error());
+  settle_locked(lock, response(status::internal_server_error));  // finish_pending() renders it
 }
 
 bool pending_response::on_ready(waker wake) {
@@ -84,6 +86,7 @@ response finish_pending(pending_response& state, request& req) {
   response r = state.take();
   if (state.dropped()) {
     report_failure(state.report.get(), req.path(), "asynchronous handler dropped its responder without sending");
+    r = error_page(status::internal_server_error, req);
   }
   try {
     for (std::size_t i = state.afters.size(); i-- > 0;) {
@@ -91,10 +94,10 @@ response finish_pending(pending_response& state, request& req) {
     }
   } catch (const std::exception& e) {
     report_failure(state.report.get(), req.path(), e.what());
-    return internal_error();
+    return error_page(status::internal_server_error, req);
   } catch (...) {
     report_failure(state.report.get(), req.path(), "unknown exception");
-    return internal_error();
+    return error_page(status::internal_server_error, req);
   }
   return r;
 }
@@ -105,8 +108,6 @@ response settle(std::shared_ptr<pending_response> state) {
   if (std::optional<response> answer = state->take_if_ready()) return std::move(*answer);
   return response_access::make_pending(std::move(state));
 }
-
-response internal_error() { return response::text("Internal Server Error\n", status::internal_server_error); }
 
 void report_failure(const error_reporter* report, std::string_view path, std::string_view what) noexcept {
   try {

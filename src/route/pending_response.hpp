@@ -5,7 +5,8 @@
 
 #include <stet/detail/middleware_layer.hpp>
 #include <stet/response.hpp>
-#include <stet/router.hpp>
+
+#include "http/response_access.hpp"
 
 #include <atomic>
 #include <condition_variable>
@@ -75,29 +76,10 @@ class pending_response {
   std::atomic<bool> abandoned_{false};
 };
 
-/// The response side of the handshake (response's pending_ member is private).
-struct response_access {
-  static response make_pending(std::shared_ptr<pending_response> state) {
-    response r;
-    r.pending_ = std::move(state);
-    return r;
-  }
-  static pending_response* pending(const response& r) noexcept { return r.pending_.get(); }
-  static std::shared_ptr<pending_response> take_pending(response& r) noexcept { return std::move(r.pending_); }
-};
-
-/// What the connection calls instead of router::handle(): the same dispatch,
-/// but an asynchronous handler's answer may be left pending (response_access).
-struct router_access {
-  static response start(const router& routes, request& req);
-};
-
 /// Runs the after-hooks dispatch left for `state` on its answer, innermost
 /// first; a hook that throws turns the answer into a 500.
 response finish_pending(pending_response& state, request& req);
 
-/// The 500 answered when a handler or hook fails.
-response internal_error();
 /// Reports a failure through `report`, or to stderr without one. Never throws.
 void report_failure(const error_reporter* report, std::string_view path, std::string_view what) noexcept;
 

@@ -50,7 +50,11 @@ void router_state::changed_locked() {
 void router_state::publish_locked() {
   std::unique_ptr<const route_table> fresh = route_table::build(*this);
   const route_table* old = table_.exchange(fresh.release(), std::memory_order_seq_cst);
-  if (old != nullptr) retired_.push_back({std::unique_ptr<const route_table>(old), epoch::advance()});
+  published_routes.store(defs.size(), std::memory_order_relaxed);
+  if (old != nullptr) {
+    swaps.fetch_add(1, std::memory_order_relaxed);
+    retired_.push_back({std::unique_ptr<const route_table>(old), epoch::advance()});
+  }
   std::erase_if(retired_, [](const retired_table& r) { return epoch::quiescent(r.tag); });
 }
 

@@ -60,6 +60,11 @@ struct router_state {
   std::set<std::string, std::less<>> names;
   std::shared_ptr<const error_reporter> report;
 
+  // For the metrics, read without the mutex: routes in the published table,
+  // and tables swapped in after the first (each a rebuild for a late add).
+  std::atomic<std::uint64_t> published_routes{0};
+  std::atomic<std::uint64_t> swaps{0};
+
  private:
   void publish_locked();
 

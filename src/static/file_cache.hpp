@@ -30,6 +30,7 @@ struct cache_counters {
   std::atomic<std::uint64_t> evictions{0};
   std::atomic<std::uint64_t> reads{0};
   std::atomic<std::uint64_t> hashes{0};
+  std::atomic<std::uint64_t> hash_hits{0};
   std::atomic<std::uint64_t> refused{0};
   std::atomic<std::uint64_t> not_modified{0};
   std::atomic<std::uint64_t> partial{0};
@@ -134,6 +135,7 @@ void file_cache::add_counters(Stats& out) const noexcept {
     out.evictions += c.evictions.load(std::memory_order_relaxed);
     out.reads += c.reads.load(std::memory_order_relaxed);
     out.hashes += c.hashes.load(std::memory_order_relaxed);
+    out.hash_hits += c.hash_hits.load(std::memory_order_relaxed);
     out.refused += c.refused.load(std::memory_order_relaxed);
     out.not_modified += c.not_modified.load(std::memory_order_relaxed);
     out.partial += c.partial.load(std::memory_order_relaxed);

@@ -9,6 +9,7 @@
 #include "static/static_files_impl.hpp"
 
 #include "http/date_cache.hpp"
+#include "http/error_pages.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -90,12 +91,6 @@ std::string_view concat(std::pmr::memory_resource& arena, std::string_view a, st
   b.copy(p + a.size(), b.size());
   c.copy(p + a.size() + b.size(), c.size());
   return {p, a.size() + b.size() + c.size()};
-}
-
-response error_response(stet::status s) {
-  response res = response::text(reason_phrase(s), s);
-  res.body_buffer().push_back('\n');
-  return res;
 }
 
 std::shared_ptr<const file_entry> make_favicon_entry() {
@@ -271,9 +266,15 @@ std::uint8_t static_files::impl::siblings(std::string_view relative, const file_
 
 std::optional<detail::content_digest> static_files::impl::hash_of(const std::shared_ptr<const file_entry>& entry,
                                                                   cache_counters& counters) {
-  if (entry->hash_ready.load(std::memory_order_acquire)) return entry->hash;
+  if (entry->hash_ready.load(std::memory_order_acquire)) {
+    bump(counters.hash_hits);
+    return entry->hash;
+  }
   std::unique_lock lock(entry->hash_mutex);
-  if (entry->hash_ready.load(std::memory_order_relaxed)) return entry->hash;
+  if (entry->hash_ready.load(std::memory_order_relaxed)) {
+    bump(counters.hash_hits);
+    return entry->hash;
+  }
   if (entry->bytes) {
     // In memory already (<= max_cached_file_size): hashed inline, under the
     // entry's lock, so concurrent askers wait for one computation.
@@ -338,7 +339,7 @@ response static_files::impl::serve_index(const request& req, std::string_view di
     const lookup_result r = lookup(relative);
     if (r.kind == found::file) return serve(req, relative, r);
   }
-  return error_response(stet::status::not_found);
+  return detail::error_page(stet::status::not_found, req);
 }
 
 response static_files::impl::redirect_to_directory(const request& req, std::string_view relative) {
@@ -346,7 +347,7 @@ response static_files::impl::redirect_to_directory(const request& req, std::stri
   // below the root before telling the client it exists.
   const auto dir = root.current();
   const int fd = dir ? root.open_below(*dir, relative, O_PATH | O_DIRECTORY, options.allow_symlinks_outside_root) : -1;
-  if (fd < 0) return error_response(stet::status::not_found);
+  if (fd < 0) return detail::error_page(stet::status::not_found, req);
   ::close(fd);
   std::string_view path = req.raw_path();
   // "//host/x" in a Location is another site: never start with two slashes.
@@ -370,7 +371,7 @@ static_files::impl::lookup_result static_files::impl::favicon_fallback(lookup_re
 
 response static_files::impl::respond(const request& req, std::string_view raw_relative_path) {
   if (req.method() != stet::method::get && req.method() != stet::method::head) {
-    response res = error_response(stet::status::method_not_allowed);
+    response res = detail::error_page(stet::status::method_not_allowed, req);
     res.add_header("Allow", "GET, HEAD");
     return res;
   }
@@ -379,9 +380,9 @@ response static_files::impl::respond(const request& req, std::string_view raw_re
     case detail::path_verdict::ok: break;
     case detail::path_verdict::bad_request:
       bump(cache.counters(file_cache::make_key(raw_relative_path)).refused);
-      return error_response(stet::status::bad_request);
-    case detail::path_verdict::hidden: return error_response(stet::status::not_found);
-    case detail::path_verdict::too_long: return error_response(stet::status::uri_too_long);
+      return detail::error_page(stet::status::bad_request, req);
+    case detail::path_verdict::hidden: return detail::error_page(stet::status::not_found, req);
+    case detail::path_verdict::too_long: return detail::error_page(stet::status::uri_too_long, req);
   }
   if (path.directory) return serve_index(req, path.path);
   const lookup_result r = favicon_fallback(lookup(path.path), path.path);
@@ -389,10 +390,10 @@ response static_files::impl::respond(const request& req, std::string_view raw_re
     case found::file: return serve(req, path.path, r);
     case found::directory: return redirect_to_directory(req, path.path);
     case found::missing:
-    case found::refused: return error_response(stet::status::not_found);
+    case found::refused: return detail::error_page(stet::status::not_found, req);
     case found::failed: break;
   }
-  return error_response(stet::status::service_unavailable);
+  return detail::error_page(stet::status::service_unavailable, req);
 }
 
 std::optional<detail::content_digest> static_files::impl::digest_of(std::string_view relative_path) {

@@ -1,5 +1,7 @@
 #include <stet/static_files.hpp>
 
+#include "cache_families.hpp"
+
 namespace stet {
 
 void report_metrics(metrics& m, std::shared_ptr<const static_files> files) {
@@ -7,11 +9,17 @@ void report_metrics(metrics& m, std::shared_ptr<const static_files> files) {
     const static_stats s = files->stats();
     const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
     constexpr std::string_view label = R"(cache="static")";
-    out.push_back({"stet_cache_hits_total", "Cache hits.", "counter", label, d(s.hits)});
-    out.push_back({"stet_cache_misses_total", "Cache misses.", "counter", label, d(s.misses)});
-    out.push_back({"stet_cache_evictions_total", "Cache entries evicted.", "counter", label, d(s.evictions)});
-    out.push_back({"stet_cache_entries", "Cache entries held now.", "gauge", label, d(s.entries)});
+    detail::add_sample(out, detail::cache_hits, label, s.hits);
+    detail::add_sample(out, detail::cache_misses, label, s.misses);
+    detail::add_sample(out, detail::cache_evictions, label, s.evictions);
+    detail::add_sample(out, detail::cache_entries, label, s.entries);
     out.push_back({"stet_cache_bytes", "Bytes held by the cache now.", "gauge", label, d(s.bytes_cached)});
+    // Content hashes live in the static cache's entries: a hit is a `?_hash=`
+    // check or static_url() that found the digest already computed for the
+    // file's current identity; a miss computes SHA-256 once.
+    constexpr std::string_view hashes = R"(cache="content_hashes")";
+    detail::add_sample(out, detail::cache_hits, hashes, s.hash_hits);
+    detail::add_sample(out, detail::cache_misses, hashes, s.hashes);
     out.push_back(
         {"stet_static_revalidations_total", "Cache hits checked with a stat.", "counter", "", d(s.revalidations)});
     out.push_back({"stet_static_not_modified_total", "304 answers.", "counter", "", d(s.not_modified)});

@@ -1,4 +1,5 @@
 // Metrics exposition, phase timings, Server-Timing and the tracer hook.
+#include <stet/signer.hpp>
 #include <stet/static_files.hpp>
 #include <stet/stet.hpp>
 
@@ -79,12 +80,112 @@ TEST(Metrics, StaticFileCountersAreReported) {
     raw_client client(server.port());
     for (int i = 0; i < 3; ++i) ASSERT_TRUE(client.request("GET", "/static/a.txt"));
   }
-  std::filesystem::remove_all(root);
   const auto parsed = check_prometheus_text(m->text());
   for (const std::string& e : parsed.errors) ADD_FAILURE() << e;
   EXPECT_EQ(parsed.value("stet_cache_misses_total{cache=\"static\"}"), 1);
   EXPECT_EQ(parsed.value("stet_cache_hits_total{cache=\"static\"}"), 2);
   EXPECT_EQ(parsed.value("stet_cache_bytes{cache=\"static\"}"), 5);
+  EXPECT_EQ(parsed.value("stet_cache_misses_total{cache=\"content_hashes\"}"), 0);
+  EXPECT_EQ(parsed.value("stet_cache_hits_total{cache=\"content_hashes\"}"), 0);
+
+  // static_url() needs the content hash: computed once, then known.
+  EXPECT_EQ(files->static_url("a.txt"), files->static_url("a.txt"));
+  const auto hashed = check_prometheus_text(m->text());
+  EXPECT_EQ(hashed.value("stet_cache_misses_total{cache=\"content_hashes\"}"), 1);
+  EXPECT_EQ(hashed.value("stet_cache_hits_total{cache=\"content_hashes\"}"), 1);
+  std::filesystem::remove_all(root);
+}
+
+// The library's own caches, read from the exposition before and after the
+// requests that exercise them.
+struct library_cache_site {
+  std::shared_ptr<stet::metrics> m = std::make_shared<stet::metrics>();
+  std::shared_ptr<const stet::signer> sig =
+      std::make_shared<const stet::signer>(std::vector<std::string>{"metrics-test-secret"}, "actor");
+  stet::router r;
+
+  library_cache_site() {
+    r.get("/-/metrics", [m = m](stet::request&) { return m->respond(); });
+    r.get("/cookie",
+          [](stet::request& req) { return stet::response::text(std::string(req.cookies().get("a").value_or("-"))); });
+    r.get("/headers", [](stet::request& req) {
+      return stet::response::text(std::string(req.headers().get("x-mixed-case").value_or("-")));
+    });
+    r.get("/login", [s = sig](stet::request&) {
+      stet::response res = stet::response::text("in");
+      res.set_signed_cookie(*s, "actor", "alice");
+      return res;
+    });
+    r.get("/actor", [s = sig](stet::request& req) {
+      return stet::response::text(std::string(req.signed_cookie(*s, "actor").value_or("-")));
+    });
+  }
+};
+
+stet::test::prometheus_parse read_metrics(raw_client& client) {
+  const auto r = client.request("GET", "/-/metrics");
+  EXPECT_TRUE(r);
+  auto parsed = check_prometheus_text(r ? r->body : std::string());
+  for (const std::string& e : parsed.errors) ADD_FAILURE() << e;
+  return parsed;
+}
+
+TEST(Metrics, LibraryCachesAreReportedAndMove) {
+  library_cache_site site;
+  stet::server_options o = stet::test::test_options();
+  o.threads = 1;  // one worker: its per-thread caches see every request
+  o.metrics = site.m;
+  running_server server(site.r, o);
+  raw_client client(server.port());
+
+  const auto before = read_metrics(client);
+  for (const char* cache : {"header_names", "cookies", "signer_keys"}) {
+    for (const char* series : {"stet_cache_hits_total", "stet_cache_misses_total", "stet_cache_entries"}) {
+      const std::string key = std::string(series) + "{cache=\"" + cache + "\"}";
+      EXPECT_GE(before.value(key), 0) << key << " missing";
+    }
+  }
+  EXPECT_EQ(before.types.at("stet_cache_entries"), "gauge");
+  EXPECT_EQ(before.value("stet_route_table_routes"), 5);
+  EXPECT_EQ(before.value("stet_route_table_swaps_total"), 0);
+
+  // The same Cookie header twice: parsed once, then found in the LRU.
+  for (int i = 0; i < 2; ++i) {
+    const auto r = client.request("GET", "/cookie", "Cookie: a=1; b=2\r\n");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->body, "1");
+  }
+  // A mixed-case name twice: inserted into the lowercase cache, then hit.
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(client.request("GET", "/headers", "X-Mixed-Case: v\r\n"));
+  // A signed cookie verified with the signer's derived key.
+  const auto login = client.request("GET", "/login");
+  ASSERT_TRUE(login && login->header("set-cookie"));
+  const std::string set_cookie = *login->header("set-cookie");
+  const std::string cookie = set_cookie.substr(0, set_cookie.find(';'));
+  const auto actor = client.request("GET", "/actor", "Cookie: " + cookie + "\r\n");
+  ASSERT_TRUE(actor);
+  EXPECT_EQ(actor->body, "alice");
+
+  const auto after = read_metrics(client);
+  const auto moved = [&](const std::string& key) { return after.value(key) - before.value(key); };
+  EXPECT_EQ(moved(R"(stet_cache_hits_total{cache="cookies"})"), 1);
+  EXPECT_EQ(moved(R"(stet_cache_misses_total{cache="cookies"})"), 2);  // a=1;b=2 and the signed one
+  EXPECT_EQ(after.value(R"(stet_cache_entries{cache="cookies"})"), 2);
+  EXPECT_GE(moved(R"(stet_cache_hits_total{cache="header_names"})"), 1);
+  EXPECT_GE(after.value(R"(stet_cache_entries{cache="header_names"})"), 1);
+  EXPECT_EQ(moved(R"(stet_cache_hits_total{cache="signer_keys"})"), 2);  // one MAC to sign, one to verify
+  EXPECT_GE(after.value(R"(stet_cache_misses_total{cache="signer_keys"})"), 1);
+  EXPECT_GE(after.value(R"(stet_cache_entries{cache="signer_keys"})"), 1);
+  EXPECT_EQ(moved(R"(stet_memo_builds_total{memo="cookies"})"), 2);
+
+  // A route added while serving builds and swaps in a new table.
+  site.r.get("/late", [](stet::request&) { return stet::response::text("late"); });
+  const auto late = client.request("GET", "/late");
+  ASSERT_TRUE(late);
+  EXPECT_EQ(late->body, "late");
+  const auto swapped = read_metrics(client);
+  EXPECT_EQ(swapped.value("stet_route_table_routes"), 6);
+  EXPECT_EQ(swapped.value("stet_route_table_swaps_total"), 1);
 }
 
 TEST(Metrics, CheckerRejectsMalformedText) {

@@ -5,6 +5,7 @@
 
 #include "support/alloc_counter.hpp"
 #include "support/http_client.hpp"
+#include "support/static_tree.hpp"
 #include "support/test_server.hpp"
 
 #include <gtest/gtest.h>
@@ -12,16 +13,26 @@
 
 #include <array>
 #include <cstring>
+#include <memory>
+#include <string>
 
 namespace {
 
 using stet::test::raw_client;
 using stet::test::running_server;
 
-stet::router hot_routes() {
+// A cached static hit: small enough for the memory cache, served from a mount.
+constexpr std::string_view small_file = "body { color: #333; }\n";
+
+stet::router hot_routes(const std::shared_ptr<stet::static_files>& files) {
   stet::router r;
   r.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
   r.get("/json", [](stet::request&) { return stet::response::json_text(R"({"message":"Hello, World!"})"); });
+  // A typed parameter, as the example server's /users/{id:int}.
+  r.get("/users/{id:int}", [](stet::request&, std::int64_t id) {
+    return stet::response::json([id](stet::json::writer& w) { w.begin_object().member("id", id).end_object(); });
+  });
+  stet::mount(r, "/static", files);
   // Control: builds a std::string per request, so the counter must see it.
   r.get("/allocating", [](stet::request&) { return stet::response::text(std::string(64, 'x')); });
   return r;
@@ -40,24 +51,50 @@ bool round_trip(int fd, std::string_view request, std::size_t response_size) {
   return got == response_size;
 }
 
-std::size_t response_size(raw_client& client, std::string_view request) {
+// The size of the response on the wire, and its status.
+std::pair<std::size_t, int> response_size(raw_client& client, std::string_view request) {
   client.send(request);
   const auto r = client.read_response();
-  if (!r) return 0;
-  std::size_t size = std::strlen("HTTP/1.1 200 OK\r\n\r\n") + r->body.size();
+  if (!r) return {0, 0};
+  std::size_t size = std::strlen("HTTP/1.1 200 \r\n\r\n") + r->reason.size() + r->body.size();
   for (const auto& [name, value] : r->headers) size += name.size() + 2 + value.size() + 2;
-  return size;
+  return {size, r->status};
 }
 
-std::uint64_t allocations_over_1000_requests(std::string_view target, bool observed = false) {
+struct measured {
+  std::uint64_t allocations = 0;
+  int status = 0;
+  std::uint64_t static_hits = 0;  // answers from the static memory cache
+};
+
+struct request_shape {
+  std::string_view method = "GET";
+  std::string_view extra_headers;
+  bool observed = false;     // metrics on
+  bool conditional = false;  // If-None-Match with the ETag of a first answer
+};
+
+measured allocations_over_1000_requests(std::string_view target, request_shape shape = {}) {
+  stet::test::temp_tree tree;
+  tree.write("app.css", small_file);
+  stet::static_options no_settle;
+  no_settle.settle_time = std::chrono::milliseconds(0);  // cache the file written just now at once
+  auto files = std::make_shared<stet::static_files>(tree.root().string(), no_settle);
   stet::server_options options = stet::test::test_options();
   options.threads = 1;
-  if (observed) options.metrics = std::make_shared<stet::metrics>();
-  running_server server(hot_routes(), options);
+  if (shape.observed) options.metrics = std::make_shared<stet::metrics>();
+  running_server server(hot_routes(files), options);
   raw_client client(server.port());
   EXPECT_TRUE(client.connected());
-  const std::string request = "GET " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-  const std::size_t size = response_size(client, request);
+  std::string extra(shape.extra_headers);
+  if (shape.conditional) {
+    const auto first = client.request("GET", target);
+    EXPECT_TRUE(first && first->header("etag"));
+    if (first && first->header("etag")) extra += "If-None-Match: " + *first->header("etag") + "\r\n";
+  }
+  const std::string request =
+      std::string(shape.method) + " " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "\r\n";
+  const auto [size, status] = response_size(client, request);
   EXPECT_GT(size, 0u);
 
   bool ok = true;
@@ -66,14 +103,73 @@ std::uint64_t allocations_over_1000_requests(std::string_view target, bool obser
   for (int i = 0; i < 1000 && ok; ++i) ok = round_trip(client.fd(), request, size);
   const std::uint64_t allocations = stet::test::total_allocations() - before;
   EXPECT_TRUE(ok) << "a round trip failed";
-  return allocations;
+  return {allocations, status, files->stats().hits};
 }
 
-TEST(ZeroAllocation, KeepAlivePlaintext) { EXPECT_EQ(allocations_over_1000_requests("/plaintext"), 0u); }
-TEST(ZeroAllocation, KeepAliveJson) { EXPECT_EQ(allocations_over_1000_requests("/json"), 0u); }
-TEST(ZeroAllocation, KeepAliveWithMetricsOn) { EXPECT_EQ(allocations_over_1000_requests("/plaintext", true), 0u); }
+request_shape observed() {
+  request_shape s;
+  s.observed = true;
+  return s;
+}
+
+request_shape conditional() {
+  request_shape s;
+  s.conditional = true;
+  return s;
+}
+
+request_shape with_headers(std::string_view extra, std::string_view method = "GET") {
+  request_shape s;
+  s.method = method;
+  s.extra_headers = extra;
+  return s;
+}
+
+TEST(ZeroAllocation, KeepAlivePlaintext) { EXPECT_EQ(allocations_over_1000_requests("/plaintext").allocations, 0u); }
+TEST(ZeroAllocation, KeepAliveJson) { EXPECT_EQ(allocations_over_1000_requests("/json").allocations, 0u); }
+TEST(ZeroAllocation, KeepAliveWithMetricsOn) {
+  EXPECT_EQ(allocations_over_1000_requests("/plaintext", observed()).allocations, 0u);
+}
+
+TEST(ZeroAllocation, KeepAliveTypedParameter) {
+  const measured m = allocations_over_1000_requests("/users/1234567");
+  EXPECT_EQ(m.status, 200);
+  EXPECT_EQ(m.allocations, 0u);
+}
+
+TEST(ZeroAllocation, KeepAliveCachedStaticHit) {
+  const measured m = allocations_over_1000_requests("/static/app.css");
+  EXPECT_EQ(m.status, 200);
+  EXPECT_GE(m.static_hits, 1000u);
+  EXPECT_EQ(m.allocations, 0u);
+}
+
+TEST(ZeroAllocation, KeepAliveStaticRevalidation) {
+  const measured m = allocations_over_1000_requests("/static/app.css", conditional());
+  EXPECT_EQ(m.status, 304);
+  EXPECT_GE(m.static_hits, 1000u);
+  EXPECT_EQ(m.allocations, 0u);
+}
+
+// The default error pages are rendered once: a 404 or 405 costs no allocation,
+// whichever format Accept picks.
+TEST(ZeroAllocation, KeepAliveNotFoundNegotiated) {
+  for (std::string_view accept : {"", "Accept: text/html\r\n", "Accept: application/json;q=0.9, */*;q=0.1\r\n"}) {
+    const measured m = allocations_over_1000_requests("/nowhere", with_headers(accept));
+    EXPECT_EQ(m.status, 404) << accept;
+    EXPECT_EQ(m.allocations, 0u) << accept;
+  }
+}
+
+TEST(ZeroAllocation, KeepAliveMethodNotAllowed) {
+  const measured m =
+      allocations_over_1000_requests("/plaintext", with_headers("Accept: application/json\r\n", "DELETE"));
+  EXPECT_EQ(m.status, 405);
+  EXPECT_EQ(m.allocations, 0u);
+}
+
 TEST(ZeroAllocation, CounterSeesAnAllocatingHandler) {
-  EXPECT_GE(allocations_over_1000_requests("/allocating"), 1000u);
+  EXPECT_GE(allocations_over_1000_requests("/allocating").allocations, 1000u);
 }
 
 }  // namespace

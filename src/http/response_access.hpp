@@ -1,0 +1,33 @@
+#pragma once
+// The library's own way into a response: fields whose names and values are
+// constants stet wrote itself skip the checks a handler's fields go through,
+// and an asynchronous handler's answer slot travels in it until it is answered.
+
+#include <stet/response.hpp>
+
+#include <memory>
+#include <string_view>
+#include <utility>
+
+namespace stet::detail {
+
+class pending_response;
+
+struct response_access {
+  /// Appends "name: value" as it is. Only for values known valid at compile
+  /// time or validated once when they were rendered.
+  static void append_trusted_field(response& r, std::string_view name, std::string_view value) {
+    r.append_field(name, value);
+  }
+
+  /// A response that only says "the answer is pending in `state`".
+  static response make_pending(std::shared_ptr<pending_response> state) {
+    response r;
+    r.pending_ = std::move(state);
+    return r;
+  }
+  static pending_response* pending(const response& r) noexcept { return r.pending_.get(); }
+  static std::shared_ptr<pending_response> take_pending(response& r) noexcept { return std::move(r.pending_); }
+};
+
+}  // namespace stet::detail
