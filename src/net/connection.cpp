@@ -66,7 +66,7 @@ void connection::drain() {
   // the client sent before it could learn of the stop. Closing now would reset
   // it unanswered; read it instead and answer it with Connection: close.
   boost::system::error_code ec;
-  if (socket_.available(ec) > 0 && !ec) return;
+  if (socket_->available(ec) > 0 && !ec) return;
   close();
 }
 
