@@ -20,8 +20,8 @@ parse_outcome error(std::string text) { return {std::nullopt, fmt::format("stet-
 
 std::string usage() {
   return "usage: stet-server [--host 127.0.0.1] [--port 8080] [--threads N] [--static DIR]\n"
-         "                   [--static-prefix /static] [--secret S] [--no-access-log]\n"
-         "                   [--access-log FILE] [--help]\n";
+         "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
+         "                   [--no-access-log] [--access-log FILE] [--help]\n";
 }
 
 parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
@@ -34,7 +34,8 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       continue;
     }
     const bool takes_value = flag == "--host" || flag == "--port" || flag == "--threads" || flag == "--static" ||
-                             flag == "--static-prefix" || flag == "--secret" || flag == "--access-log";
+                             flag == "--static-prefix" || flag == "--static-revalidate-ms" || flag == "--secret" ||
+                             flag == "--access-log";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -54,6 +55,10 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     } else if (flag == "--static-prefix") {
       if (value.empty() || value.front() != '/') return error("--static-prefix must start with '/'");
       o.static_prefix = value;
+    } else if (flag == "--static-revalidate-ms") {
+      const auto ms = parse_number<unsigned>(value, 0, 3'600'000);
+      if (!ms) return error(fmt::format("--static-revalidate-ms: '{}' is not 0-3600000", value));
+      o.static_revalidate_ms = *ms;
     } else if (flag == "--secret") {
       if (value.empty()) return error("--secret must not be empty");
       o.secret = value;

@@ -15,6 +15,7 @@ struct options {
   unsigned threads = 0;
   std::string static_dir;
   std::string static_prefix = "/static";
+  unsigned static_revalidate_ms = 0;  // 0: every cache hit is checked with stat(2)
   std::string secret;
   bool access_log = true;
   std::string access_log_file;  // empty: standard output
