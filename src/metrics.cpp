@@ -2,6 +2,7 @@
 
 #include "cache_families.hpp"
 #include "metrics_caches.hpp"
+#include "metrics_routes.hpp"
 
 #include <fmt/format.h>
 
@@ -74,6 +75,7 @@ std::string metrics::text() const {
   std::uint64_t date_refreshes = 0;
   std::array<latency_histogram::snapshot, phase_count> phases{};
   std::vector<metric_sample> samples;
+  std::string per_route;
   {
     std::lock_guard lock(mutex_);
     for (const worker_counters* w : workers_) {
@@ -84,6 +86,7 @@ std::string metrics::text() const {
       for (std::size_t p = 0; p < phase_count; ++p) phases[p].add(w->phases[p].read());
     }
     detail::collect_library_caches(workers_, samples);
+    detail::append_route_metrics(workers_, per_route);
     for (const auto& collect : collectors_) collect(samples);
   }
 
@@ -114,6 +117,8 @@ std::string metrics::text() const {
     fmt::format_to(it, "stet_phase_seconds_sum{{phase=\"{}\"}} {}\n", name, phases[p].sum_seconds);
     fmt::format_to(it, "stet_phase_seconds_count{{phase=\"{}\"}} {}\n", name, phases[p].count);
   }
+
+  out += per_route;
 
   // The Date header cache: a hit is a response that reused the formatted string.
   detail::add_sample(samples, detail::cache_hits, R"(cache="date")",

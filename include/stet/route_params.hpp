@@ -50,6 +50,7 @@ class route_params {
 
   std::array<route_param, max_route_params> items_{};
   std::uint8_t size_ = 0;
+  std::uint32_t route_id_ = UINT32_MAX;  // the matched route's index in its router (per-route metrics)
   std::string_view pattern_;
 };
 

@@ -7,6 +7,7 @@
 #include "http/token.hpp"
 #include "net/phase_record.hpp"
 #include "net/worker.hpp"
+#include "route/params_access.hpp"
 #include "route/router_access.hpp"
 
 #include <sys/sendfile.h>
@@ -260,6 +261,7 @@ void connection::answer(response&& r) {
   if (owner_.timing()) {
     const steady::time_point handled = steady::now();
     record_phase(stet::phase::handle, handler_start_, handled, &request_);
+    if (owner_.options().metrics) record_route(r.status(), handled - handler_start_);
     if (owner_.options().server_timing) {
       const std::chrono::duration<double, std::milli> parse_ms = handler_start_ - message_start_time_;
       const std::chrono::duration<double, std::milli> handler_ms = handled - handler_start_;
@@ -470,6 +472,19 @@ void connection::log_exchange(unsigned status, std::uint64_t bytes, bool parsed)
 }
 
 std::size_t connection::pending_output() const noexcept { return out_.size() + attached_bytes_; }
+
+// Per-route counters: the route the router matched (none for its automatic
+// answers, which only the totals count). The chunk holding a route's counters
+// is allocated the first time that route answers on this worker.
+void connection::record_route(stet::status s, steady::duration handler_time) {
+  const std::uint32_t id = route_params_access::route_id(request_.params());
+  if (id == route_params_access::no_route) return;
+  route_counters* c = owner_.counters().per_route.at(id);
+  if (c == nullptr) return;
+  const unsigned status_class = to_int(s) / 100;
+  if (status_class >= 1 && status_class <= 5) worker_counters::bump(c->by_class[status_class - 1]);
+  c->handler.record(handler_time);
+}
 
 void connection::record_phase(stet::phase p, steady::time_point start, steady::time_point end,
                               const request* r) noexcept {

@@ -116,6 +116,7 @@ class connection : public std::enable_shared_from_this<connection> {
   steady::time_point message_start_time_{};  // the read that brought the message's first byte
   steady::time_point write_start_{};
   void record_phase(stet::phase p, steady::time_point start, steady::time_point end, const request* r) noexcept;
+  void record_route(stet::status s, steady::duration handler_time);
 
   // The asynchronous answer awaited for the current request, if any. While it
   // is, nothing is read or parsed: the request's views must stay put.

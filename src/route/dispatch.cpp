@@ -116,7 +116,8 @@ response dispatch(const detail::route_table& t, request& req) {
     return run_chain(t.chain.data(), t.router_chain_size, req, [&] { return automatic_answer(o, req); });
   }
   const detail::route_entry& e = *o.entry;
-  detail::route_params_access::bind(params, e.pattern, t.param_names.data() + e.names_begin, captured, o.captured);
+  detail::route_params_access::bind(params, e.pattern, e.def->id, t.param_names.data() + e.names_begin, captured,
+                                    o.captured);
   const detail::capture* args = captured + e.arg_offset;
   response r = e.chain_size == 0 ? e.handler->invoke(*e.handler, req, args)
                                  : run_chain(t.chain.data() + e.chain_begin, e.chain_size, req,

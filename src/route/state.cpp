@@ -36,6 +36,7 @@ void router_state::commit_locked(std::vector<std::unique_ptr<route_def>> added) 
   for (auto& def : added) {
     keys.insert(def->compiled.key);
     if (!def->name.empty()) names.insert(def->name);
+    def->id = static_cast<std::uint32_t>(defs.size());
     defs.push_back(std::move(def));
   }
   changed_locked();

@@ -36,6 +36,7 @@ struct route_def {
   std::shared_ptr<const handler_box> handler;
   std::shared_ptr<layer_node> layer;
   std::string name;
+  std::uint32_t id = 0;  // its index in router_state::defs: the key of per-route metrics
 };
 
 struct router_state {
@@ -52,7 +53,7 @@ struct router_state {
   /// After a change: if a table was already published, build and swap in a new one.
   void changed_locked();
 
-  std::mutex mutex;  // writers only; dispatch never takes it
+  mutable std::mutex mutex;  // writers only; dispatch never takes it (the metrics reader does, to name routes)
   const router_options options;
   const std::shared_ptr<layer_node> root = std::make_shared<layer_node>();
   std::vector<std::unique_ptr<route_def>> defs;

@@ -54,6 +54,36 @@ TEST(Metrics, ExpositionParsesAndCounts) {
   EXPECT_EQ(parsed.types.at("stet_phase_seconds"), "histogram");
 }
 
+// Requests and handler time per route, keyed by method and pattern; the
+// router's automatic answers (404 here) are only in the totals.
+TEST(Metrics, RequestsAndHandlerTimeArePerRoute) {
+  auto m = std::make_shared<stet::metrics>();
+  stet::server_options o = stet::test::test_options();
+  o.metrics = m;
+  stet::router r = routes_with_metrics(m);
+  r.get("/users/{id:int}", [](stet::request&, std::int64_t id) {
+    if (id == 0) return stet::response::text("none", stet::status::not_found);
+    return stet::response::text("user");
+  });
+  running_server server(std::move(r), o);
+  raw_client client(server.port());
+  for (const char* target : {"/users/1", "/users/2", "/users/0", "/ok", "/missing"}) {
+    ASSERT_TRUE(client.request("GET", target)) << target;
+  }
+  const auto got = client.request("GET", "/-/metrics");
+  ASSERT_TRUE(got);
+  const auto parsed = check_prometheus_text(got->body);
+  for (const std::string& e : parsed.errors) ADD_FAILURE() << e;
+  const std::string users = "route=\"GET /users/{id:int}\"";
+  EXPECT_EQ(parsed.value("stet_route_requests_total{" + users + ",code=\"2xx\"}"), 2);
+  EXPECT_EQ(parsed.value("stet_route_requests_total{" + users + ",code=\"4xx\"}"), 1);
+  EXPECT_EQ(parsed.value("stet_route_handler_seconds_count{" + users + "}"), 3);
+  EXPECT_EQ(parsed.value("stet_route_handler_seconds_bucket{" + users + ",le=\"+Inf\"}"), 3);
+  EXPECT_EQ(parsed.value("stet_route_requests_total{route=\"GET /ok\",code=\"2xx\"}"), 1);
+  EXPECT_EQ(parsed.types.at("stet_route_handler_seconds"), "histogram");
+  EXPECT_EQ(got->body.find("/missing"), std::string::npos);  // an unrouted path never becomes a label
+}
+
 TEST(Metrics, CollectorsAddTheirSamples) {
   auto m = std::make_shared<stet::metrics>();
   m->add_collector([](std::vector<stet::metric_sample>& out) {

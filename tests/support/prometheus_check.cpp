@@ -71,7 +71,7 @@ prometheus_parse check_prometheus_text(std::string_view text) {
     const std::string name = line.substr(0, std::min(brace, space));
     std::string labels;
     if (brace != std::string::npos && brace < space) {
-      const std::size_t close = line.find('}', brace);
+      const std::size_t close = line.rfind('}', space);  // label values may hold braces (route patterns)
       labels = line.substr(brace + 1, close - brace - 1);
       if (close == std::string::npos || !std::regex_match(labels, label_list))
         out.errors.push_back("bad labels, " + where);

@@ -1,0 +1,129 @@
+// Per-route request counters and handler-time histograms: recorded by each
+// worker into its own route_counter_table, merged here when metrics are read.
+#include <stet/metrics.hpp>
+
+#include "metrics_routes.hpp"
+#include "route/state.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <mutex>
+#include <string>
+
+namespace stet {
+
+route_counter_table::~route_counter_table() {
+  for (auto& chunk : chunks_) delete[] chunk.load(std::memory_order_relaxed);
+}
+
+route_counters* route_counter_table::at(std::uint32_t id) {
+  if (id >= max_routes) return nullptr;
+  std::atomic<route_counters*>& slot = chunks_[id / chunk_size];
+  route_counters* chunk = slot.load(std::memory_order_relaxed);  // only this thread stores
+  if (chunk == nullptr) {
+    chunk = new route_counters[chunk_size];
+    slot.store(chunk, std::memory_order_release);  // readers see it zeroed
+  }
+  return chunk + id % chunk_size;
+}
+
+const route_counters* route_counter_table::find(std::uint32_t id) const noexcept {
+  if (id >= max_routes) return nullptr;
+  const route_counters* chunk = chunks_[id / chunk_size].load(std::memory_order_acquire);
+  return chunk == nullptr ? nullptr : chunk + id % chunk_size;
+}
+
+namespace detail {
+namespace {
+
+// A Prometheus label value: backslash, double quote and newline escaped.
+void append_label_value(std::string& out, std::string_view text) {
+  for (const char c : text) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+}
+
+struct named_route {
+  std::string label;  // route="GET /users/{id:int}"
+  std::array<std::uint64_t, 5> by_class{};
+  latency_histogram::snapshot handler;
+  bool seen = false;
+};
+
+}  // namespace
+
+void append_route_metrics(const std::vector<const worker_counters*>& workers, std::string& out) {
+  // Route names come from the router each worker dispatches on; the router's
+  // mutex (writers only) is taken here, never on the request path.
+  std::vector<const router_state*> states;
+  for (const worker_counters* w : workers) {
+    if (w->routes != nullptr && std::find(states.begin(), states.end(), w->routes) == states.end()) {
+      states.push_back(w->routes);
+    }
+  }
+  std::vector<named_route> routes;
+  for (const router_state* state : states) {
+    std::size_t count = 0;
+    {
+      const std::lock_guard lock(state->mutex);
+      count = std::min(state->defs.size(), route_counter_table::max_routes);
+      routes.resize(count);
+      for (std::size_t id = 0; id < count; ++id) {
+        std::string& label = routes[id].label;
+        label = "route=\"";
+        label += to_string(state->defs[id]->method);
+        label += ' ';
+        append_label_value(label, state->defs[id]->pattern);
+        label += '"';
+      }
+    }
+    for (const worker_counters* w : workers) {
+      if (w->routes != state) continue;
+      for (std::size_t id = 0; id < count; ++id) {
+        const route_counters* c = w->per_route.find(static_cast<std::uint32_t>(id));
+        if (c == nullptr) continue;
+        named_route& r = routes[id];
+        for (std::size_t k = 0; k < r.by_class.size(); ++k)
+          r.by_class[k] += c->by_class[k].load(std::memory_order_relaxed);
+        r.handler.add(c->handler.read());
+        r.seen = r.seen || r.handler.count != 0;
+      }
+    }
+  }
+  auto it = std::back_inserter(out);
+  fmt::format_to(it,
+                 "# HELP stet_route_requests_total Requests a route answered, by status class.\n"
+                 "# TYPE stet_route_requests_total counter\n");
+  for (const named_route& r : routes) {
+    if (!r.seen) continue;
+    for (std::size_t k = 0; k < r.by_class.size(); ++k) {
+      if (r.by_class[k] != 0)
+        fmt::format_to(it, "stet_route_requests_total{{{},code=\"{}xx\"}} {}\n", r.label, k + 1, r.by_class[k]);
+    }
+  }
+  fmt::format_to(it,
+                 "# HELP stet_route_handler_seconds Time from routing to the handler's answer, per route.\n"
+                 "# TYPE stet_route_handler_seconds histogram\n");
+  for (const named_route& r : routes) {
+    if (!r.seen) continue;
+    std::uint64_t cumulative = 0;
+    for (std::size_t b = 0; b < latency_histogram::bounds_us.size(); ++b) {
+      cumulative += r.handler.counts[b];
+      fmt::format_to(it, "stet_route_handler_seconds_bucket{{{},le=\"{}\"}} {}\n", r.label,
+                     latency_histogram::bounds_us[b] / 1e6, cumulative);
+    }
+    fmt::format_to(it, "stet_route_handler_seconds_bucket{{{},le=\"+Inf\"}} {}\n", r.label, r.handler.count);
+    fmt::format_to(it, "stet_route_handler_seconds_sum{{{}}} {}\n", r.label, r.handler.sum_seconds);
+    fmt::format_to(it, "stet_route_handler_seconds_count{{{}}} {}\n", r.label, r.handler.count);
+  }
+}
+
+}  // namespace detail
+}  // namespace stet
