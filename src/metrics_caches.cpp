@@ -72,16 +72,9 @@ void add_signer_samples(std::uint64_t macs, std::vector<metric_sample>& out) {
 }
 
 void add_route_samples(std::span<const worker_counters* const> workers, std::vector<metric_sample>& out) {
-  // Every worker of a server shares one router state: report each state once.
-  std::vector<const router_state*> states;
-  for (const worker_counters* w : workers) {
-    if (w->routes != nullptr && std::find(states.begin(), states.end(), w->routes) == states.end()) {
-      states.push_back(w->routes);
-    }
-  }
   std::uint64_t routes = 0;
   std::uint64_t swaps = 0;
-  for (const router_state* s : states) {
+  for (const router_state* s : distinct_router_states(workers)) {
     routes += s->published_routes.load(std::memory_order_relaxed);
     swaps += s->swaps.load(std::memory_order_relaxed);
   }
@@ -101,6 +94,16 @@ void collect_library_caches(std::span<const worker_counters* const> workers, std
   add_memo_samples(totals, out);
   add_signer_samples(totals.macs, out);
   add_route_samples(workers, out);
+}
+
+std::vector<const router_state*> distinct_router_states(std::span<const worker_counters* const> workers) {
+  std::vector<const router_state*> states;
+  for (const worker_counters* w : workers) {
+    if (w->routes != nullptr && std::find(states.begin(), states.end(), w->routes) == states.end()) {
+      states.push_back(w->routes);
+    }
+  }
+  return states;
 }
 
 }  // namespace stet::detail

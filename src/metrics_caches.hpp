@@ -14,4 +14,8 @@ namespace stet::detail {
 /// worker in `workers` (and what it points to) stays alive while it is read.
 void collect_library_caches(std::span<const worker_counters* const> workers, std::vector<metric_sample>& out);
 
+/// The router states the workers dispatch on, each once (every worker of a
+/// server shares one).
+std::vector<const router_state*> distinct_router_states(std::span<const worker_counters* const> workers);
+
 }  // namespace stet::detail

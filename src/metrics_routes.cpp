@@ -2,6 +2,7 @@
 // worker into its own route_counter_table, merged here when metrics are read.
 #include <stet/metrics.hpp>
 
+#include "metrics_caches.hpp"
 #include "metrics_routes.hpp"
 #include "route/state.hpp"
 
@@ -62,14 +63,8 @@ struct named_route {
 void append_route_metrics(const std::vector<const worker_counters*>& workers, std::string& out) {
   // Route names come from the router each worker dispatches on; the router's
   // mutex (writers only) is taken here, never on the request path.
-  std::vector<const router_state*> states;
-  for (const worker_counters* w : workers) {
-    if (w->routes != nullptr && std::find(states.begin(), states.end(), w->routes) == states.end()) {
-      states.push_back(w->routes);
-    }
-  }
   std::vector<named_route> routes;
-  for (const router_state* state : states) {
+  for (const router_state* state : distinct_router_states(workers)) {
     std::size_t count = 0;
     {
       const std::lock_guard lock(state->mutex);
