@@ -55,7 +55,11 @@ connection::~connection() { worker::disarm(deadline_); }
 
 void connection::start() {
   boost::system::error_code ignored;
-  socket_->native_non_blocking(true, ignored);  // sendfile must never block the worker
+  // Every write is tried from the worker thread first (sendfile included), and
+  // a full socket must make it give way, not wait: so the descriptor is
+  // non-blocking, and so is Asio's view of it (its synchronous write_some would
+  // otherwise poll until there is room).
+  socket_->non_blocking(true, ignored);
   owner_.arm(deadline_, timeout_kind::header, steady::now());
   read_more();
 }
@@ -497,59 +501,84 @@ void connection::flush() {
   out_sent_ = 0;
   next_attached_ = 0;
   file_sent_ = 0;
-  if (attached_.empty()) {
-    // Write inline first: a completed async_write would leave a handler in Asio's
-    // queue, and a queued handler makes the next epoll_wait a non-blocking extra
-    // system call. Usually the socket takes the whole batch at once.
-    boost::system::error_code ec;
-    const std::size_t sent = socket_->write_some(asio::buffer(out_), ec);
-    if (!ec && sent == out_.size()) {
-      on_written({});
-      return;
-    }
-    if (ec && ec != asio::error::would_block && ec != asio::error::try_again) {
-      close();
-      return;
-    }
-    owner_.arm(deadline_, timeout_kind::write, steady::now());
-    asio::async_write(*socket_, asio::buffer(out_.data() + sent, out_.size() - sent),
-                      [self = shared_from_this()](const boost::system::error_code& write_ec, std::size_t) {
-                        self->on_written(write_ec);
-                      });
-    return;
-  }
   write_next();
 }
 
 // Writes out_ and the attached bodies in order: memory pieces in one gather
 // write up to the next file body, which goes out by sendfile; then the rest.
 void connection::write_next() {
-  owner_.arm(deadline_, timeout_kind::write, steady::now());  // counts from the last progress
   if (next_attached_ < attached_.size() && out_sent_ == attached_[next_attached_].offset &&
       attached_[next_attached_].owner.file() != nullptr) {
     send_file();
     return;
   }
   gather_.clear();
+  const auto gather = [this](const char* data, std::size_t size) {
+    if (size > 0) gather_.emplace_back(data, size);
+  };
   std::size_t from = out_sent_;
   while (next_attached_ < attached_.size()) {
     const attached_body& a = attached_[next_attached_];
-    if (a.offset > from) gather_.emplace_back(out_.data() + from, a.offset - from);
+    gather(out_.data() + from, a.offset - from);
     from = a.offset;
     if (a.owner.file() != nullptr) break;
-    gather_.emplace_back(a.owner.body().data(), a.owner.body().size());
+    gather(a.owner.body().data(), a.owner.body().size());
     ++next_attached_;
   }
   if (next_attached_ == attached_.size()) {
-    gather_.emplace_back(out_.data() + from, out_.size() - from);
+    gather(out_.data() + from, out_.size() - from);
     from = out_.size();
   }
   out_sent_ = from;
-  asio::async_write(*socket_, gather_, [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-    if (ec || self->next_attached_ == self->attached_.size()) {
-      self->on_written(ec);
-    } else if (self->phase_ == phase::writing) {
-      self->write_next();
+  send_gather();
+}
+
+// Sends gather_ from the worker thread until it is all out or the socket is
+// full. Not asio::async_write: that caps each system call at 64 KiB (an 83 KB
+// stylesheet took two sendmsg) and posts its completion, and a posted
+// completion costs the event loop a second, non-blocking epoll_wait.
+void connection::send_gather() {
+  while (!gather_.empty()) {
+    boost::system::error_code ec;
+    // One piece goes by send(), several by sendmsg().
+    const std::size_t sent =
+        gather_.size() == 1 ? socket_->write_some(gather_.front(), ec) : socket_->write_some(gather_, ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again || (!ec && sent == 0)) {
+      wait_writable(&connection::send_gather);
+      return;
+    }
+    if (ec) {
+      close();
+      return;
+    }
+    drop_sent(sent);
+  }
+  if (next_attached_ == attached_.size()) {
+    on_written({});
+  } else {
+    write_next();
+  }
+}
+
+void connection::drop_sent(std::size_t sent) {
+  auto first_unsent = gather_.begin();
+  while (first_unsent != gather_.end() && sent >= first_unsent->size()) {
+    sent -= first_unsent->size();
+    ++first_unsent;
+  }
+  gather_.erase(gather_.begin(), first_unsent);
+  if (!gather_.empty()) gather_.front() += sent;
+}
+
+// The write deadline counts from the last progress, so it is armed at each wait.
+void connection::wait_writable(void (connection::*resume)()) {
+  owner_.arm(deadline_, timeout_kind::write, steady::now());
+  socket_->async_wait(tcp::socket::wait_write, [self = shared_from_this(), resume](const boost::system::error_code& ec) {
+    if (self->phase_ != phase::writing) return;
+    if (ec) {
+      self->close();
+    } else {
+      ((*self).*resume)();
     }
   });
 }
@@ -567,15 +596,7 @@ void connection::send_file() {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      owner_.arm(deadline_, timeout_kind::write, steady::now());
-      socket_->async_wait(tcp::socket::wait_write, [self = shared_from_this()](const boost::system::error_code& ec) {
-        if (self->phase_ != phase::writing) return;
-        if (ec) {
-          self->close();
-        } else {
-          self->send_file();
-        }
-      });
+      wait_writable(&connection::send_file);
       return;
     }
     // 0: the file shrank under us; <0: a read error. The Content-Length already

@@ -57,6 +57,9 @@ class connection : public std::enable_shared_from_this<connection> {
   void log_exchange(unsigned status, std::uint64_t bytes, bool parsed);
   void flush();
   void write_next();
+  void send_gather();
+  void drop_sent(std::size_t sent);
+  void wait_writable(void (connection::*resume)());
   void send_file();
   void on_written(const boost::system::error_code& ec);
   void after_write();

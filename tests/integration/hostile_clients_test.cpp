@@ -297,6 +297,42 @@ TEST(HostileClients, ReaderThatNeverReadsPipelinedLargeResponsesIsDroppedWithABo
   expect_still_serving(server.port());
 }
 
+// Small answers are written from the worker thread itself, without a round
+// through the event loop; a socket that is full must make that write give way,
+// not wait. One worker, so a wait would stall every other client too.
+TEST(HostileClients, ReaderThatNeverReadsPipelinedSmallResponsesDoesNotStallTheWorker) {
+  test_app app;
+  stet::server_options options = quick_write_timeout();
+  options.threads = 1;
+  running_server server(app.routes(), options);
+  std::string batch;
+  for (int i = 0; i < 1000; ++i) batch += get_request("/plaintext");
+  auto hostile = std::make_unique<raw_client>(server.port(), "127.0.0.1", 4096);
+  std::thread sender([&client = *hostile, &batch] {
+    // Far more answers than the socket buffers hold; stops when the server drops it.
+    for (int i = 0; i < 400 && client.send(batch); ++i) {
+    }
+  });
+  // Until the server answers no more: its socket is full, or it dropped the reader.
+  ASSERT_TRUE(eventually([&] { return app.handled() > 0; }));
+  std::size_t before = 0;
+  ASSERT_TRUE(eventually([&] {
+    const std::size_t now = app.handled();
+    const bool settled = now == before;
+    before = now;
+    std::this_thread::sleep_for(200ms);
+    return settled;
+  }, 20s));
+
+  std::printf("[ slow reader ] %zu small pipelined answers built before the server stopped answering\n", app.handled());
+  const auto served = timed_plaintext(server.port());
+  EXPECT_TRUE(served.has_value()) << "a client that does not read stalled the worker";
+  EXPECT_TRUE(eventually([&] { return server.get().open_connections() == 0; }, 10s)) << "the stalled reader was kept";
+  ::shutdown(hostile->fd(), SHUT_RDWR);  // ends the sender's last send, if the server did not
+  sender.join();
+  expect_still_serving(server.port());
+}
+
 TEST(HostileClients, ReaderThatNeverReadsAnEndlessStreamStopsTheProducer) {
   std::atomic<std::size_t> pieces{0};
   stet::router routes;
