@@ -16,6 +16,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace stet::detail {
 namespace {
@@ -145,9 +146,10 @@ void connection::make_room() {
 void connection::read_more() {
   make_room();
   phase_ = phase::reading;
-  socket_->async_read_some(
-      asio::buffer(buffer_.get() + end_, capacity_ - end_),
-      [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->on_read(ec, n); });
+  read_.start(
+      *socket_, buffer_.get() + end_, capacity_ - end_, std::exchange(answered_, false),
+      [](void* self, const boost::system::error_code& ec, std::size_t n) { static_cast<connection*>(self)->on_read(ec, n); },
+      this, shared_from_this());
 }
 
 void connection::on_read(const boost::system::error_code& ec, std::size_t n) {
@@ -620,6 +622,7 @@ void connection::on_written(const boost::system::error_code& ec) {
     return;
   }
   if (owner_.timing()) record_phase(stet::phase::write, write_start_, steady::now(), nullptr);
+  answered_ = true;
   out_.clear();
   attached_.clear();
   attached_bytes_ = 0;

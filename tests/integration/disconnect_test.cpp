@@ -122,6 +122,46 @@ TEST_F(Disconnect, ManyVanishingClientsInARow) {
   expect_recovered();
 }
 
+// After a keep-alive answer the server queues its next read without trying it
+// (see src/net/socket_read.hpp). A request that arrives together with the
+// client's FIN or reset must still end the connection at once, not at a timeout.
+stet::server_options slow_timeouts() {
+  stet::server_options o = test_options();
+  o.header_timeout = 30s;
+  o.idle_timeout = 30s;
+  return o;
+}
+
+TEST(DisconnectAfterKeepAlive, RequestThenHalfCloseIsAnsweredThenClosedAtOnce) {
+  test_app app;
+  running_server server(app.routes(), slow_timeouts());
+  for (int i = 0; i < 20; ++i) {
+    raw_client client(server.port());
+    ASSERT_TRUE(client.send(get_request("/plaintext")));
+    ASSERT_TRUE(client.read_response());
+    ASSERT_TRUE(client.send(get_request("/plaintext")));
+    client.shutdown_write();
+    const auto r = client.read_response();
+    ASSERT_TRUE(r && r->status == 200) << "connection " << i;
+    EXPECT_TRUE(client.wait_closed(3s)) << "connection " << i << " kept after its FIN";
+  }
+}
+
+TEST(DisconnectAfterKeepAlive, RequestThenResetIsForgottenAtOnce) {
+  test_app app;
+  running_server server(app.routes(), slow_timeouts());
+  for (int i = 0; i < 20; ++i) {
+    raw_client client(server.port());
+    ASSERT_TRUE(client.send(get_request("/plaintext")));
+    ASSERT_TRUE(client.read_response());
+    ASSERT_TRUE(client.send(get_request("/plaintext")));
+    arm_reset(client);
+  }
+  EXPECT_TRUE(eventually([&] { return server.get().open_connections() == 0; }, 3s))
+      << server.get().open_connections() << " connections kept after their reset";
+  expect_still_serving(server.port());
+}
+
 TEST(DisconnectDuringHandler, ResponseToAGoneClientIsDropped) {
   std::atomic<bool> entered{false};
   stet::router routes;

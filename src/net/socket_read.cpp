@@ -1,0 +1,114 @@
+#include "net/socket_read.hpp"
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/version.hpp>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#if BOOST_ASIO_VERSION != 102600 || !defined(BOOST_ASIO_HAS_EPOLL)
+// The operation relies on the epoll reactor's start_op() and on where the socket
+// keeps its reactor registration: check both against the new Asio's sources
+// (boost/asio/detail/impl/epoll_reactor.ipp, reactive_socket_service_base.hpp).
+#error "socket_read is written against Boost.Asio 1.26 (Boost 1.81) with its epoll reactor"
+#endif
+
+namespace stet::detail {
+namespace {
+
+// The socket's registration with the reactor is a protected member of Asio's
+// basic_socket; a pointer to it, formed inside a derived class, reads it
+// without a cast.
+struct socket_registration : tcp::socket {
+  static asio::detail::reactor::per_descriptor_data& of(tcp::socket& socket) {
+    constexpr auto impl = &socket_registration::impl_;
+    return (socket.*impl).get_implementation().reactor_data_;
+  }
+};
+
+}  // namespace
+
+socket_read::socket_read() noexcept : reactor_op(boost::system::error_code(), &socket_read::perform, &socket_read::complete) {}
+
+void socket_read::start(tcp::socket& socket, char* data, std::size_t size, bool answered, done_fn on_done, void* target,
+                        std::shared_ptr<void> keep) {
+  if (reactor_ == nullptr) reactor_ = &asio::use_service<asio::detail::reactor>(socket.get_executor().context());
+  if (fd_ != socket.native_handle()) {
+    fd_ = socket.native_handle();
+    // Each recv then reports how much the kernel still holds, counting a
+    // received FIN as one byte (Linux 4.18+). Without it nothing is ever known
+    // to be drained and every read is tried at once, as Asio does.
+    const int on = 1;
+    inq_reported_ = ::setsockopt(fd_, IPPROTO_TCP, TCP_INQ, &on, sizeof on) == 0;
+    drained_ = false;
+  }
+  data_ = data;
+  size_ = size;
+  done_ = on_done;
+  target_ = target;
+  keep_ = std::move(keep);
+  ec_ = boost::system::error_code();
+  bytes_transferred_ = 0;
+  skip_probe_ = drained_ && in_completion_ && answered;
+  if (skip_probe_) ++probes_skipped_;
+  // Queued for the socket's next readiness edge; tried first unless skip_probe_.
+  reactor_->start_op(asio::detail::reactor::read_op, fd_, socket_registration::of(socket), this,
+                     /*is_continuation=*/true, /*allow_speculative=*/true);
+  skip_probe_ = false;
+}
+
+asio::detail::reactor_op::status socket_read::perform(asio::detail::reactor_op* base) {
+  socket_read* self = static_cast<socket_read*>(base);
+  if (self->skip_probe_) return not_done;
+  iovec into{self->data_, self->size_};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
+  msghdr message{};
+  message.msg_iov = &into;
+  message.msg_iovlen = 1;
+  if (self->inq_reported_) {
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+  }
+  for (;;) {
+    const ssize_t n = ::recvmsg(self->fd_, &message, 0);
+    if (n > 0) {
+      self->bytes_transferred_ = static_cast<std::size_t>(n);
+      self->drained_ = false;
+      for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level != IPPROTO_TCP || c->cmsg_type != TCP_CM_INQ) continue;
+        int left = 0;
+        std::memcpy(&left, CMSG_DATA(c), sizeof left);
+        self->drained_ = left == 0;  // no byte and no FIN left
+      }
+      return done;
+    }
+    if (n == 0) {
+      self->ec_ = asio::error::eof;
+      return done;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return not_done;
+    self->ec_ = boost::system::error_code(errno, boost::asio::error::get_system_category());
+    return done;
+  }
+}
+
+// `owner` is null when the io_context is destroyed with the read queued: then
+// only the keep-alive reference is dropped.
+void socket_read::complete(void* owner, asio::detail::scheduler_operation* base, const boost::system::error_code&,
+                           std::size_t) {
+  socket_read* self = static_cast<socket_read*>(base);
+  const std::shared_ptr<void> keep = std::move(self->keep_);  // `self` lives inside it
+  if (owner == nullptr) return;
+  self->in_completion_ = true;
+  self->done_(self->target_, self->ec_, self->bytes_transferred_);
+  self->in_completion_ = false;
+}
+
+}  // namespace stet::detail

@@ -1,0 +1,177 @@
+// socket_read skips Asio's speculative recv only when it cannot succeed: the
+// last recv left nothing (no byte, no FIN), the worker has not been back to its
+// event loop, and an answer was written since. Every other read is tried at
+// once, and a skipped read still completes on the next byte, FIN or close.
+
+#include "net/socket_read.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace {
+
+using namespace std::chrono_literals;
+using stet::detail::socket_read;
+using stet::detail::tcp;
+namespace asio = stet::detail::asio;
+
+/// One read after another into `received`, the way a connection reads;
+/// `next_from_completion` says what the completion does next.
+struct reader : std::enable_shared_from_this<reader> {
+  explicit reader(tcp::socket& s) : socket(s) {}
+
+  enum class then { stop, read_unanswered, read_answered };
+
+  void start(bool answered) {
+    read.start(socket, buffer, sizeof buffer, answered, &reader::on_done, this, shared_from_this());
+  }
+  static void on_done(void* target, const boost::system::error_code& ec, std::size_t n) {
+    reader& self = *static_cast<reader*>(target);
+    ++self.completions;
+    self.last_error = ec;
+    if (ec) return;
+    self.received.append(self.buffer, n);
+    const then next = self.next_from_completion;
+    self.next_from_completion = then::stop;
+    if (next != then::stop) self.start(next == then::read_answered);
+  }
+
+  tcp::socket& socket;
+  socket_read read;
+  char buffer[64];
+  std::string received;
+  int completions = 0;
+  boost::system::error_code last_error;
+  then next_from_completion = then::stop;
+};
+
+class SocketRead : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tcp::acceptor acceptor(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    client_.connect(acceptor.local_endpoint());
+    acceptor.accept(server_);
+    server_.non_blocking(true);
+  }
+
+  void client_sends(const std::string& bytes) { asio::write(client_, asio::buffer(bytes)); }
+  /// Runs the loop until `done` or two seconds pass.
+  template <class Done>
+  bool run_until(Done done) {
+    const auto give_up = std::chrono::steady_clock::now() + 2s;
+    while (!done() && std::chrono::steady_clock::now() < give_up) {
+      io_.restart();
+      io_.run_for(10ms);
+    }
+    return done();
+  }
+
+  asio::io_context io_{1};
+  tcp::socket server_{io_};
+  tcp::socket client_{io_};
+};
+
+TEST_F(SocketRead, AfterAnAnswerWithNothingLeftTheNextReadWaitsWithoutTrying) {
+  auto r = std::make_shared<reader>(server_);
+  client_sends("one");
+  r->next_from_completion = reader::then::read_answered;
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
+  EXPECT_EQ(r->read.probes_skipped(), 1u);
+  client_sends("two");
+  ASSERT_TRUE(run_until([&] { return r->completions == 2; }));
+  EXPECT_EQ(r->received, "onetwo");
+  EXPECT_FALSE(r->last_error);
+}
+
+TEST_F(SocketRead, AFinThatCameWithTheDataIsSeenAtOnce) {
+  auto r = std::make_shared<reader>(server_);
+  client_sends("one");
+  client_.shutdown(tcp::socket::shutdown_send);
+  std::this_thread::sleep_for(50ms);  // data and FIN both in the kernel before the first read
+  r->next_from_completion = reader::then::read_answered;
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 2; }));
+  EXPECT_EQ(r->read.probes_skipped(), 0u);
+  EXPECT_EQ(r->received, "one");
+  EXPECT_EQ(r->last_error, asio::error::eof);
+}
+
+TEST_F(SocketRead, MoreDataLeftIsReadAtOnce) {
+  auto r = std::make_shared<reader>(server_);
+  client_sends(std::string(100, 'x'));  // more than the 64-byte buffer
+  std::this_thread::sleep_for(50ms);
+  r->next_from_completion = reader::then::read_answered;
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 2; }));
+  EXPECT_EQ(r->read.probes_skipped(), 0u);
+  EXPECT_EQ(r->received, std::string(100, 'x'));
+}
+
+TEST_F(SocketRead, WithoutAnAnswerSinceTheReadIsTried) {
+  // A reset that came with the request is not reported by TCP_INQ; only a
+  // write (the answer) would have surfaced it.
+  auto r = std::make_shared<reader>(server_);
+  client_sends("one");
+  r->next_from_completion = reader::then::read_unanswered;
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
+  EXPECT_EQ(r->read.probes_skipped(), 0u);
+}
+
+TEST_F(SocketRead, AfterTheEventLoopRanTheReadIsTried) {
+  // An edge may have been consumed meanwhile with no read waiting for it.
+  auto r = std::make_shared<reader>(server_);
+  client_sends("one");
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
+  client_sends("two");
+  std::this_thread::sleep_for(50ms);
+  io_.restart();
+  io_.poll();  // the edge for "two" arrives with no read queued
+  r->start(true);
+  ASSERT_TRUE(run_until([&] { return r->completions == 2; }));
+  EXPECT_EQ(r->read.probes_skipped(), 0u);
+  EXPECT_EQ(r->received, "onetwo");
+}
+
+TEST_F(SocketRead, ClosingTheSocketEndsAWaitingReadAndReleasesItsOwner) {
+  auto r = std::make_shared<reader>(server_);
+  const std::weak_ptr<reader> owner = r;
+  client_sends("one");
+  r->next_from_completion = reader::then::read_answered;
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
+  ASSERT_EQ(r->read.probes_skipped(), 1u);
+  r.reset();  // only the queued read holds it now
+  ASSERT_FALSE(owner.expired());
+  server_.close();
+  ASSERT_TRUE(run_until([&] { return owner.expired(); }));
+}
+
+TEST(SocketReadLifetime, DestroyingTheIoContextWithAReadQueuedReleasesItsOwner) {
+  std::weak_ptr<reader> owner;
+  {
+    asio::io_context io{1};
+    tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    tcp::socket client(io);
+    client.connect(acceptor.local_endpoint());
+    auto server = std::make_unique<tcp::socket>(io);
+    acceptor.accept(*server);
+    server->non_blocking(true);
+    auto r = std::make_shared<reader>(*server);
+    owner = r;
+    r->start(false);  // nothing to read: queued
+    io.poll();
+    r.reset();
+    ASSERT_FALSE(owner.expired());
+    server.reset();  // its reader is gone before it, as a connection's is
+  }
+  EXPECT_TRUE(owner.expired());
+}
+
+}  // namespace
