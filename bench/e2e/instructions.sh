@@ -23,14 +23,25 @@
 # responses wrk completed. The pipelined load (16 requests per write) is
 # reported per batch: the ideal is one read and one write per batch.
 #
-# Environment: REQUESTS=2000  STRACE_SECONDS=2  SERVERS="stet nginx"
-#              STET_SERVER=path  OUT=docs/benchmarks.md (OUT= prints only)  BASE_PORT=18490
+# System calls at full speed: strace slows a server down so much that the
+# client's next request is already there when it reads, which hides a
+# speculative read that fails with EAGAIN at full speed. So the same loads are
+# also counted with perf's syscall tracepoints (no slowdown), the server on
+# core 0 and `wrk -t1 -c$PERF_CONNECTIONS` on core 1, with failed reads counted
+# apart (their return value is -EAGAIN). Skipped where perf or its tracepoints
+# are missing.
+#
+# Environment: REQUESTS=2000  STRACE_SECONDS=2  PERF_SECONDS=3  PERF_CONNECTIONS=50
+#              SERVERS="stet nginx"  STET_SERVER=path  BASE_PORT=18490
+#              OUT=docs/benchmarks.md (OUT= prints only)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 REQUESTS="${REQUESTS:-2000}"
 STRACE_SECONDS="${STRACE_SECONDS:-2}"
+PERF_SECONDS="${PERF_SECONDS:-3}"
+PERF_CONNECTIONS="${PERF_CONNECTIONS:-50}"
 SERVERS="${SERVERS:-stet nginx}"
 BASE_PORT="${BASE_PORT:-18490}"
 OUT="${OUT-$root/docs/benchmarks.md}"
@@ -42,8 +53,10 @@ tmp="$(mktemp -d /tmp/stet-e2e-instr.XXXXXX)"
 . "$here/lib.sh"
 
 strace_pid=""
+perf_pid=""
 cleanup() {
   if [ -n "$strace_pid" ]; then kill -INT "$strace_pid" 2>/dev/null || true; wait "$strace_pid" 2>/dev/null || true; fi
+  if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null || true; wait "$perf_pid" 2>/dev/null || true; fi
   stop_all_servers
   if [ "${KEEP_TMP:-0}" = 1 ]; then log "temp dir kept: $tmp"; else rm -rf "$tmp"; fi
 }
@@ -133,7 +146,7 @@ instructions_table() {
 }
 
 # strace -c on PID (all its threads) while wrk runs; writes the summary to
-# SUMMARY and sets traced_requests to the responses wrk completed.
+# SUMMARY and sets measured_requests to the responses wrk completed.
 strace_run() {
   local pid="$1" url="$2" script="$3" summary="$4" out
   strace -c -f -p "$pid" -o "$summary" 2>"$tmp/strace.stderr" &
@@ -149,12 +162,12 @@ strace_run() {
   kill -INT "$strace_pid" 2>/dev/null || true
   wait "$strace_pid" 2>/dev/null || true
   strace_pid=""
-  traced_requests="$(sed -n 's/^e2e-result requests=\([0-9]*\).*/\1/p' <<<"$out")"
+  measured_requests="$(sed -n 's/^e2e-result requests=\([0-9]*\).*/\1/p' <<<"$out")"
 }
 
 # "calls/unit" per syscall from a strace -c summary, for UNITS units of work:
 # total, then a breakdown like "read 1.00, writev 1.00, epoll_wait 0.97 (EAGAIN: read 0.00)".
-per_unit() {
+strace_per_unit() {
   local summary="$1" units="$2"
   awk -v u="$units" '
     /^-+ / { dashes++; next }
@@ -168,20 +181,13 @@ per_unit() {
     END { printf "%.2f\t%s\n", total / u, list }' "$summary"
 }
 
-syscall_table() {
-  local name id pid port="$BASE_PORT" reqs summary units unit total breakdown
-  # shellcheck disable=SC2034  # used through a nameref by start
-  local none=()
-  echo "### System calls per request (strace -c, steady keep-alive)"
-  echo
-  echo "\`wrk -t1 -c1 -d${STRACE_SECONDS}s\` against a server under \`strace -c -f -p PID\`; counts ÷ responses"
-  echo "(pipelined: ÷ batches of $PIPELINE_DEPTH). Per syscall: calls per unit, and how many of those failed"
-  echo "(for read/recvfrom that is EAGAIN: a speculative read that found nothing)."
-  echo
-  echo "| server | load | units | syscalls / unit | per syscall |"
-  echo "|---|---|---:|---:|---|"
+# The rows of a system call table: for each server and load, MEASURE_run
+# (strace or perf) while wrk runs, then MEASURE_per_unit on what it wrote.
+# The server is started with the command prefix in the array named by $2.
+syscall_rows() {
+  local measure="$1" prefix_name="$2" name id pid port="$BASE_PORT" units unit total breakdown summary
   for name in $SERVERS; do
-    start "$name" "$port" none on
+    start "$name" "$port" "$prefix_name" on
     pid="${server_pid[$name]}"
     # nginx: the worker does the work; the master only waits for signals.
     if [ "$name" = nginx ]; then pid="$(pgrep -P "$pid" | head -n1)"; fi
@@ -193,14 +199,15 @@ syscall_table() {
       fi
       unit="requests"
       if [ "$id" = pipelined ]; then script="$here/pipeline.lua"; unit="batches"; fi
-      summary="$tmp/strace.$name.$id"
-      log "strace: $name $path ($id)"
-      strace_run "$pid" "http://127.0.0.1:$port$path" "$script" "$summary"
-      reqs="$traced_requests"
-      if [ -z "$reqs" ] || [ "$reqs" -eq 0 ]; then die "strace: no requests completed against $name $path"; fi
-      units="$reqs"
-      if [ "$id" = pipelined ]; then units=$((reqs / PIPELINE_DEPTH)); fi
-      IFS=$'\t' read -r total breakdown < <(per_unit "$summary" "$units")
+      summary="$tmp/$measure.$name.$id"
+      log "$measure: $name $path ($id)"
+      "${measure}_run" "$pid" "http://127.0.0.1:$port$path" "$script" "$summary"
+      if [ -z "$measured_requests" ] || [ "$measured_requests" -eq 0 ]; then
+        die "$measure: no requests completed against $name $path"
+      fi
+      units="$measured_requests"
+      if [ "$id" = pipelined ]; then units=$((measured_requests / PIPELINE_DEPTH)); fi
+      IFS=$'\t' read -r total breakdown < <("${measure}_per_unit" "$summary" "$units")
       local load="\`$path\` keep-alive"
       if [ "$id" = pipelined ]; then load="\`$path\` pipelined x$PIPELINE_DEPTH"; fi
       echo "| $name | $load | $units $unit | **$total** | $breakdown |"
@@ -210,8 +217,93 @@ syscall_table() {
   echo
 }
 
+syscall_table() {
+  # shellcheck disable=SC2034  # used through a nameref by start
+  local none=()
+  echo "### System calls per request (strace -c, steady keep-alive)"
+  echo
+  echo "\`wrk -t1 -c1 -d${STRACE_SECONDS}s\` against a server under \`strace -c -f -p PID\`; counts ÷ responses"
+  echo "(pipelined: ÷ batches of $PIPELINE_DEPTH). Per syscall: calls per unit, and how many of those failed"
+  echo "(for read/recvfrom that is EAGAIN: a speculative read that found nothing)."
+  echo
+  echo "| server | load | units | syscalls / unit | per syscall |"
+  echo "|---|---|---:|---:|---|"
+  syscall_rows strace none
+}
+
+# ------------------------------------------------- system calls, full speed --
+perf_syscalls=(read recvfrom recvmsg write writev sendto sendmsg sendfile64 epoll_wait epoll_pwait epoll_ctl
+               newfstatat statx openat close setsockopt io_uring_enter)
+perf_failing_reads=(read recvfrom recvmsg)
+
+# The perf stat arguments: one counter per system call entry, plus, for the
+# reads, a counter of the exits that returned -EAGAIN (-11).
+perf_events() {
+  local s
+  for s in "${perf_syscalls[@]}"; do printf -- '-e\nsyscalls:sys_enter_%s\n' "$s"; done
+  for s in "${perf_failing_reads[@]}"; do printf -- '-e\nsyscalls:sys_exit_%s\n--filter\nret == -11\n' "$s"; done
+}
+
+perf_usable() {
+  command -v perf >/dev/null || return 1
+  local args=()
+  mapfile -t args < <(perf_events)
+  perf stat -x, "${args[@]}" -- true >/dev/null 2>&1
+}
+
+# perf stat on PID while wrk (core 1) runs; writes the CSV to OUT and sets
+# measured_requests to the responses wrk completed.
+perf_run() {
+  local pid="$1" url="$2" script="$3" out_file="$4" out args=()
+  mapfile -t args < <(perf_events)
+  perf stat -x, -o "$out_file" "${args[@]}" -p "$pid" &
+  perf_pid=$!
+  sleep 0.5
+  out="$(taskset -c 1 wrk -t1 -c"$PERF_CONNECTIONS" -d"${PERF_SECONDS}s" -s "$script" "$url" 2>&1)" || die "wrk failed: $out"
+  kill -INT "$perf_pid" 2>/dev/null || true
+  wait "$perf_pid" 2>/dev/null || true
+  perf_pid=""
+  measured_requests="$(sed -n 's/^e2e-result requests=\([0-9]*\).*/\1/p' <<<"$out")"
+}
+
+# "total<TAB>breakdown" per unit from a perf stat CSV (value,unit,event,...).
+perf_per_unit() {
+  awk -F, -v u="$2" '
+    $3 ~ /^syscalls:sys_enter_/ { name = substr($3, 20); calls[name] = $1 + 0; order[++n] = name }
+    $3 ~ /^syscalls:sys_exit_/ { failed[substr($3, 19)] = $1 + 0 }
+    END {
+      for (i = 1; i <= n; i++) {
+        name = order[i]; c = calls[name]; total += c
+        if (c / u < 0.005) continue
+        part = sprintf("%s %.2f", name, c / u)
+        if (failed[name] / u >= 0.005) part = part sprintf(" (%.2f EAGAIN)", failed[name] / u)
+        list = list (list == "" ? "" : ", ") part
+      }
+      printf "%.2f\t%s\n", total / u, list
+    }' "$1"
+}
+
+perf_syscall_table() {
+  # shellcheck disable=SC2034  # used through a nameref by start
+  local core0=(taskset -c 0)
+  echo "### System calls per request at full speed (perf tracepoints)"
+  echo
+  if ! perf_usable; then
+    echo "perf or its syscall tracepoints are not available here: skipped."
+    echo
+    return 0
+  fi
+  echo "Server on core 0, \`wrk -t1 -c$PERF_CONNECTIONS -d${PERF_SECONDS}s\` on core 1; \`perf stat\` counts the"
+  echo "server's system call entries (and the reads that returned EAGAIN) while wrk runs; ÷ responses"
+  echo "(pipelined: ÷ batches of $PIPELINE_DEPTH). Unlike strace, this does not slow the server down."
+  echo
+  echo "| server | load | units | syscalls / unit | per syscall |"
+  echo "|---|---|---:|---:|---|"
+  syscall_rows perf core0
+}
+
 main() {
-  local packages=(valgrind strace curl wrk iproute2 procps)
+  local packages=(valgrind strace linux-perf curl wrk iproute2 procps)
   if [[ " $SERVERS " == *" nginx "* ]]; then packages+=(nginx); fi
   install_packages "${packages[@]}"
   build_stet
@@ -219,7 +311,7 @@ main() {
   local block="$tmp/block.md"
   {
     echo "<!-- e2e-counts:begin (generated by bench/e2e/instructions.sh; edit outside these markers) -->"
-    echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'); command: \`REQUESTS=$REQUESTS STRACE_SECONDS=$STRACE_SECONDS bench/e2e/instructions.sh\`"
+    echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'); command: \`REQUESTS=$REQUESTS STRACE_SECONDS=$STRACE_SECONDS PERF_SECONDS=$PERF_SECONDS PERF_CONNECTIONS=$PERF_CONNECTIONS bench/e2e/instructions.sh\`"
     echo "- Versions: stet git $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?');" \
          "$( (nginx -v 2>&1 || true) | sed 's/^nginx version: //'); $(valgrind --version);" \
          "strace $(strace -V | head -n1 | awk '{print $NF}'); machine: $(nproc) cores," \
@@ -227,6 +319,7 @@ main() {
     echo
     instructions_table
     syscall_table
+    perf_syscall_table
     echo "<!-- e2e-counts:end -->"
   } > "$block"
   sed '1d;$d' "$block"

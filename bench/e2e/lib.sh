@@ -140,13 +140,15 @@ make_static_dir() {
 # --static is probed: a stet-server that refuses it (exit 2) is started again
 # without it, and its static endpoints then answer 404 (n/a). Sets
 # stet_static_flag to what was used.
+# STET_REVALIDATE_MS, when set, is passed as --static-revalidate-ms.
 start_stet() {
-  local name="$1" port="$2" log_file="$tmp/stet.log" wait_s="${4:-10}"
+  local name="$1" port="$2" log_file="$tmp/stet.log" wait_s="${4:-10}" revalidate=()
   local -n prefix="$3"
+  if [ -n "${STET_REVALIDATE_MS:-}" ]; then revalidate=(--static-revalidate-ms "$STET_REVALIDATE_MS"); fi
   "${prefix[@]}" "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log \
-    --static "$static" 2>>"$log_file" &
+    --static "$static" "${revalidate[@]}" 2>>"$log_file" &
   server_pid[$name]=$!
-  stet_static_flag=" --static DIR"
+  stet_static_flag=" --static DIR${revalidate[*]:+ ${revalidate[*]}}"
   if ! wait_listening "$!" "$port" "$wait_s"; then
     stet_static_flag=""
     stop_server "$name"

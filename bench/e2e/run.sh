@@ -27,8 +27,12 @@
 # Environment:
 #   DURATION=5       seconds per cell              ROUNDS=3        rounds (>= 1)
 #   CONNECTIONS=50   wrk connections (-t1)         WARMUP=1        seconds per cell, once, unrecorded
-#   SERVERS="stet nginx beast restinio"            BASE_PORT=18480 ports BASE..BASE+3
+#   SERVERS="stet nginx beast restinio floor"      BASE_PORT=18480 ports BASE, BASE+1, ...
 #   STET_SERVER=path a prebuilt stet-server (default: build build-release/)
+#   STET_REVALIDATE_MS=60000  stet's --static-revalidate-ms: nginx's open_file_cache
+#                    checks a cached file every 60 s (open_file_cache_valid's
+#                    default), so stet gets the same window; 0 = a stat per hit
+#   ENDPOINTS="plaintext json ..."  a subset of the endpoint ids below, in table order
 #   OUT=docs/benchmarks.md   PLOT=docs/benchmarks-cpu.png   KEEP_TMP=1 keeps the temp dir
 set -euo pipefail
 
@@ -53,8 +57,9 @@ DURATION="${DURATION:-5}"
 ROUNDS="${ROUNDS:-3}"
 CONNECTIONS="${CONNECTIONS:-50}"
 WARMUP="${WARMUP:-1}"
-SERVERS="${SERVERS:-stet nginx beast restinio}"
+SERVERS="${SERVERS:-stet nginx beast restinio floor}"
 BASE_PORT="${BASE_PORT:-18480}"
+STET_REVALIDATE_MS="${STET_REVALIDATE_MS-60000}"
 PIPELINE_DEPTH=16  # fixed in pipeline.lua
 
 tmp="$(mktemp -d /tmp/stet-e2e.XXXXXX)"
@@ -79,10 +84,11 @@ trap 'exit 130' INT TERM
 build_peers() {
   local build="$root/build-e2e/peers" launcher=()
   if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-  log "building the Beast and RESTinio peers"
+  log "building the peers (Beast, RESTinio, floor)"
   cmake -S "$here/peers" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
   cmake --build "$build" -j"$(nproc)" >/dev/null
   beast_bin="$build/beast_server"
+  floor_bin="$build/floor_server"
   restinio_bin="$build/restinio_server"
 }
 
@@ -118,6 +124,7 @@ start_servers() {
       nginx) start_nginx "$port" ;;
       beast) start_peer beast "$beast_bin" "$port" ;;
       restinio) start_peer restinio "$restinio_bin" "$port" ;;
+      floor) start_peer floor "$floor_bin" "$port" ;;
       *) die "unknown server '$name' in SERVERS" ;;
     esac
     log "$name listening on 127.0.0.1:$port (pid ${server_pid[$name]}, core 0)"
@@ -127,7 +134,12 @@ start_servers() {
 # ---------------------------------------------------------------- endpoints --
 # Every endpoint, in table order, with its label and path. @HASHED_CSS@ is
 # replaced by discover() with the URL stet's page links (or the cell is n/a).
-ep_ids=(plaintext json pipelined small css css_hash css_304 file_1m file_10m actor users)
+all_ep_ids=(plaintext json pipelined small css css_hash css_304 file_1m file_10m actor users)
+ep_ids=()
+for id in "${all_ep_ids[@]}"; do
+  if [ -z "${ENDPOINTS:-}" ] || [[ " $ENDPOINTS " == *" $id "* ]]; then ep_ids+=("$id"); fi
+done
+[ ${#ep_ids[@]} -gt 0 ] || die "ENDPOINTS='$ENDPOINTS' names none of: ${all_ep_ids[*]}"
 declare -A ep_label=(
   [plaintext]="/plaintext" [json]="/json" [pipelined]="/plaintext pipelined x$PIPELINE_DEPTH"
   [small]="small.txt (100 B)" [css]="app.css (83 KB)" [css_hash]="app.css?_hash=…"
@@ -304,7 +316,7 @@ summarise() {
   done < "$tmp/ratios.tsv"
 }
 
-declare -A server_label=([stet]=stet [nginx]=nginx [beast]=Beast [restinio]=RESTinio)
+declare -A server_label=([stet]=stet [nginx]=nginx [beast]=Beast [restinio]=RESTinio [floor]=floor)
 
 # The generated part of docs/benchmarks.md, between the e2e markers.
 write_tables() {
@@ -372,10 +384,14 @@ write_environment() {
       nginx)
         versions+="; $(nginx -v 2>&1 | sed 's/^nginx version: //')"
         servers+="; nginx \`worker_processes 1\`, \`return 200\` for /plaintext and /json, static directory with"
-        servers+=" \`sendfile on; open_file_cache max=1000; access_log off\`" ;;
+        servers+=" \`sendfile on; open_file_cache max=1000; access_log off\`"
+        servers+=" (a cached file is checked every 60 s: \`open_file_cache_valid\`'s default)" ;;
       beast)
         versions+="; Boost.Beast $(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp | tr _ .)"
         servers+="; Beast: \`bench/e2e/peers/beast_server.cpp\` (/plaintext, /json)" ;;
+      floor)
+        servers+="; floor: \`bench/e2e/peers/floor_server.cpp\` (not an HTTP server: one recv and one send per"
+        servers+=" request, a fixed answer; the kernel's share of a request, which no server can remove)" ;;
       restinio)
         versions+="; RESTinio $(dpkg-query -W -f='${Version}' librestinio-dev 2>/dev/null) on Boost.Asio"
         servers+="; RESTinio: \`bench/e2e/peers/restinio_server.cpp\` (/plaintext, /json)" ;;
@@ -478,7 +494,7 @@ main() {
   [[ " $SERVERS " == *" stet "* ]] || die "SERVERS must include stet (the ratios are stet's)"
   clk_tck="$(getconf CLK_TCK)"
   build_stet
-  case " $SERVERS " in *" beast "* | *" restinio "*) build_peers ;; esac
+  case " $SERVERS " in *" beast "* | *" restinio "* | *" floor "*) build_peers ;; esac
   make_static_dir
   start_servers
   discover
@@ -495,7 +511,7 @@ main() {
 
 env_prefix() {
   [ "$smoke" = 1 ] && return 0
-  echo "DURATION=$DURATION ROUNDS=$ROUNDS CONNECTIONS=$CONNECTIONS "
+  echo "DURATION=$DURATION ROUNDS=$ROUNDS CONNECTIONS=$CONNECTIONS STET_REVALIDATE_MS=$STET_REVALIDATE_MS ${ENDPOINTS:+ENDPOINTS=\"$ENDPOINTS\" }"
 }
 
 main
