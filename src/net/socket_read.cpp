@@ -9,6 +9,7 @@
 #include <sys/uio.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -38,6 +39,10 @@ socket_read::socket_read() noexcept : reactor_op(boost::system::error_code(), &s
 
 void socket_read::start(tcp::socket& socket, char* data, std::size_t size, bool answered, done_fn on_done, void* target,
                         std::shared_ptr<void> keep) {
+  // The operation is its own queue node: starting it again while Asio still
+  // holds it would corrupt the reactor's or the scheduler's queue.
+  if (queued_) std::abort();
+  queued_ = true;
   if (reactor_ == nullptr) reactor_ = &asio::use_service<asio::detail::reactor>(socket.get_executor().context());
   if (fd_ != socket.native_handle()) {
     fd_ = socket.native_handle();
@@ -105,6 +110,7 @@ void socket_read::complete(void* owner, asio::detail::scheduler_operation* base,
                            std::size_t) {
   socket_read* self = static_cast<socket_read*>(base);
   const std::shared_ptr<void> keep = std::move(self->keep_);  // `self` lives inside it
+  self->queued_ = false;
   if (owner == nullptr) return;
   self->in_completion_ = true;
   self->done_(self->target_, self->ec_, self->bytes_transferred_);

@@ -69,6 +69,7 @@ class socket_read final : public asio::detail::reactor_op {
   bool drained_ = false;        // the last recv left nothing (no byte, no FIN) in the kernel
   bool in_completion_ = false;  // running done_: no event was consumed since that recv
   bool skip_probe_ = false;     // set only while start_op() runs
+  bool queued_ = false;         // started and not yet completed
   std::size_t probes_skipped_ = 0;
 };
 
