@@ -1,7 +1,8 @@
 #include "net/socket_read.hpp"
 
+#if STET_SOCKET_READ_ON_REACTOR
+
 #include <boost/asio/error.hpp>
-#include <boost/asio/version.hpp>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -13,12 +14,10 @@
 #include <cstring>
 #include <utility>
 
-#if BOOST_ASIO_VERSION != 102600 || !defined(BOOST_ASIO_HAS_EPOLL)
 // The operation relies on the epoll reactor's start_op() and on where the socket
-// keeps its reactor registration: check both against the new Asio's sources
-// (boost/asio/detail/impl/epoll_reactor.ipp, reactive_socket_service_base.hpp).
-#error "socket_read is written against Boost.Asio 1.26 (Boost 1.81) with its epoll reactor"
-#endif
+// keeps its reactor registration (boost/asio/detail/impl/epoll_reactor.ipp,
+// reactive_socket_service_base.hpp): check both before allowing another Asio
+// version in socket_read.hpp.
 
 namespace stet::detail {
 namespace {
@@ -118,3 +117,5 @@ void socket_read::complete(void* owner, asio::detail::scheduler_operation* base,
 }
 
 }  // namespace stet::detail
+
+#endif  // STET_SOCKET_READ_ON_REACTOR

@@ -23,21 +23,41 @@
 // It is an operation of Asio's own reactor (boost::asio::detail), queued with
 // the reactor's public start_op() on the descriptor the socket registered, so
 // the event loop, cancellation, close and shutdown treat it like any read.
+// That is written against the Asio this project builds with (Boost 1.81's Asio
+// 1.26, epoll reactor); with any other, socket_read is plain async_read_some.
 
 #include "net/asio.hpp"
 
-#include <boost/asio/detail/reactor.hpp>
-#include <boost/asio/detail/reactor_op.hpp>
+#include <boost/asio/version.hpp>
 
 #include <cstddef>
 #include <memory>
+#include <utility>
+
+#ifndef STET_SOCKET_READ_ON_REACTOR
+#if BOOST_ASIO_VERSION == 102600 && defined(BOOST_ASIO_HAS_EPOLL) && !defined(BOOST_ASIO_HAS_IO_URING_AS_DEFAULT)
+#define STET_SOCKET_READ_ON_REACTOR 1
+#else
+#define STET_SOCKET_READ_ON_REACTOR 0
+#endif
+#endif
+
+#if STET_SOCKET_READ_ON_REACTOR
+#include <boost/asio/detail/reactor.hpp>
+#include <boost/asio/detail/reactor_op.hpp>
+#endif
 
 namespace stet::detail {
 
+/// Called on the worker thread with a read's outcome (eof as an error).
+using socket_read_done = void (*)(void* target, const boost::system::error_code& ec, std::size_t bytes);
+
+#if STET_SOCKET_READ_ON_REACTOR
+
 class socket_read final : public asio::detail::reactor_op {
  public:
-  /// Called on the worker thread with the read's outcome (eof as an error).
-  using done_fn = void (*)(void* target, const boost::system::error_code& ec, std::size_t bytes);
+  using done_fn = socket_read_done;
+  static constexpr bool skips_probes = true;
 
   socket_read() noexcept;
   socket_read(const socket_read&) = delete;
@@ -72,5 +92,23 @@ class socket_read final : public asio::detail::reactor_op {
   bool queued_ = false;         // started and not yet completed
   std::size_t probes_skipped_ = 0;
 };
+
+#else
+
+class socket_read {
+ public:
+  using done_fn = socket_read_done;
+  static constexpr bool skips_probes = false;
+
+  void start(tcp::socket& socket, char* data, std::size_t size, bool /*answered*/, done_fn on_done, void* target,
+             std::shared_ptr<void> keep) {
+    socket.async_read_some(asio::buffer(data, size),
+                           [on_done, target, keep = std::move(keep)](const boost::system::error_code& ec,
+                                                                      std::size_t n) { on_done(target, ec, n); });
+  }
+  std::size_t probes_skipped() const noexcept { return 0; }
+};
+
+#endif
 
 }  // namespace stet::detail

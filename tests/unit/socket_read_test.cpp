@@ -76,6 +76,7 @@ class SocketRead : public ::testing::Test {
 };
 
 TEST_F(SocketRead, AfterAnAnswerWithNothingLeftTheNextReadWaitsWithoutTrying) {
+  if (!socket_read::skips_probes) GTEST_SKIP() << "built with plain async_read_some (another Asio)";
   auto r = std::make_shared<reader>(server_);
   client_sends("one");
   r->next_from_completion = reader::then::read_answered;
@@ -146,7 +147,7 @@ TEST_F(SocketRead, ClosingTheSocketEndsAWaitingReadAndReleasesItsOwner) {
   r->next_from_completion = reader::then::read_answered;
   r->start(false);
   ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
-  ASSERT_EQ(r->read.probes_skipped(), 1u);
+  ASSERT_EQ(r->read.probes_skipped(), socket_read::skips_probes ? 1u : 0u);
   r.reset();  // only the queued read holds it now
   ASSERT_FALSE(owner.expired());
   server_.close();
