@@ -34,7 +34,8 @@ struct socket_registration : tcp::socket {
 
 }  // namespace
 
-socket_read::socket_read() noexcept : reactor_op(boost::system::error_code(), &socket_read::perform, &socket_read::complete) {}
+socket_read::socket_read() noexcept
+    : reactor_op(boost::system::error_code(), &socket_read::perform, &socket_read::complete) {}
 
 void socket_read::start(tcp::socket& socket, char* data, std::size_t size, bool answered, done_fn on_done, void* target,
                         std::shared_ptr<void> keep) {

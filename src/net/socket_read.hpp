@@ -104,7 +104,7 @@ class socket_read {
              std::shared_ptr<void> keep) {
     socket.async_read_some(asio::buffer(data, size),
                            [on_done, target, keep = std::move(keep)](const boost::system::error_code& ec,
-                                                                      std::size_t n) { on_done(target, ec, n); });
+                                                                     std::size_t n) { on_done(target, ec, n); });
   }
   std::size_t probes_skipped() const noexcept { return 0; }
 };
