@@ -148,7 +148,9 @@ void connection::read_more() {
   phase_ = phase::reading;
   read_.start(
       *socket_, buffer_.get() + end_, capacity_ - end_, std::exchange(answered_, false),
-      [](void* self, const boost::system::error_code& ec, std::size_t n) { static_cast<connection*>(self)->on_read(ec, n); },
+      [](void* self, const boost::system::error_code& ec, std::size_t n) {
+        static_cast<connection*>(self)->on_read(ec, n);
+      },
       this, shared_from_this());
 }
 
@@ -575,14 +577,15 @@ void connection::drop_sent(std::size_t sent) {
 // The write deadline counts from the last progress, so it is armed at each wait.
 void connection::wait_writable(void (connection::*resume)()) {
   owner_.arm(deadline_, timeout_kind::write, steady::now());
-  socket_->async_wait(tcp::socket::wait_write, [self = shared_from_this(), resume](const boost::system::error_code& ec) {
-    if (self->phase_ != phase::writing) return;
-    if (ec) {
-      self->close();
-    } else {
-      ((*self).*resume)();
-    }
-  });
+  socket_->async_wait(tcp::socket::wait_write,
+                      [self = shared_from_this(), resume](const boost::system::error_code& ec) {
+                        if (self->phase_ != phase::writing) return;
+                        if (ec) {
+                          self->close();
+                        } else {
+                          ((*self).*resume)();
+                        }
+                      });
 }
 
 void connection::send_file() {

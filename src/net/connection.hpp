@@ -76,7 +76,7 @@ class connection : public std::enable_shared_from_this<connection> {
   // Reset at close while an asynchronous handler still holds the request: the
   // connection may then outlive the io_context, the socket must not.
   std::optional<tcp::socket> socket_;
-  socket_read read_;      // the request reads (not the lingering ones): see socket_read.hpp
+  socket_read read_;       // the request reads (not the lingering ones): see socket_read.hpp
   bool answered_ = false;  // a response went out since the last read completed
   tcp::endpoint peer_;
   std::string peer_text_;  // formatted on first use (only the access log needs it)

@@ -316,13 +316,15 @@ TEST(HostileClients, ReaderThatNeverReadsPipelinedSmallResponsesDoesNotStallTheW
   // Until the server answers no more: its socket is full, or it dropped the reader.
   ASSERT_TRUE(eventually([&] { return app.handled() > 0; }));
   std::size_t before = 0;
-  ASSERT_TRUE(eventually([&] {
-    const std::size_t now = app.handled();
-    const bool settled = now == before;
-    before = now;
-    std::this_thread::sleep_for(200ms);
-    return settled;
-  }, 20s));
+  ASSERT_TRUE(eventually(
+      [&] {
+        const std::size_t now = app.handled();
+        const bool settled = now == before;
+        before = now;
+        std::this_thread::sleep_for(200ms);
+        return settled;
+      },
+      20s));
 
   std::printf("[ slow reader ] %zu small pipelined answers built before the server stopped answering\n", app.handled());
   const auto served = timed_plaintext(server.port());
