@@ -29,14 +29,7 @@ stet::method from_llhttp(std::uint8_t m) noexcept {
 
 // RFC 3986 unreserved / pct-encoded / sub-delims. A table: every request's
 // Host goes through it, character by character.
-constexpr std::array<bool, 256> reg_name_table = [] {
-  std::array<bool, 256> table{};
-  for (int c = '0'; c <= '9'; ++c) table[c] = true;
-  for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
-  for (char c : std::string_view("-._~%!$&'()*+,;=")) table[static_cast<unsigned char>(c)] = true;
-  return table;
-}();
+constexpr std::array<bool, 256> reg_name_table = alnum_and("-._~%!$&'()*+,;=");
 
 constexpr bool is_reg_name_char(char c) noexcept { return reg_name_table[static_cast<unsigned char>(c)]; }
 

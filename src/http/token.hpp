@@ -8,14 +8,17 @@
 
 namespace stet::detail {
 
-inline constexpr std::array<bool, 256> tchar_table = [] {
+/// A character class as a table: ASCII letters and digits plus `extra`.
+constexpr std::array<bool, 256> alnum_and(std::string_view extra) noexcept {
   std::array<bool, 256> table{};
   for (int c = '0'; c <= '9'; ++c) table[c] = true;
   for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
   for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
-  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  for (char c : extra) table[static_cast<unsigned char>(c)] = true;
   return table;
-}();
+}
+
+inline constexpr std::array<bool, 256> tchar_table = alnum_and("!#$%&'*+-.^_`|~");
 
 constexpr bool is_tchar(char c) noexcept { return tchar_table[static_cast<unsigned char>(c)]; }
 

@@ -125,41 +125,43 @@ TEST_F(Disconnect, ManyVanishingClientsInARow) {
 // After a keep-alive answer the server queues its next read without trying it
 // (see src/net/socket_read.hpp). A request that arrives together with the
 // client's FIN or reset must still end the connection at once, not at a timeout.
-stet::server_options slow_timeouts() {
-  stet::server_options o = test_options();
-  o.header_timeout = 30s;
-  o.idle_timeout = 30s;
-  return o;
-}
+class DisconnectAfterKeepAlive : public ::testing::Test {
+ protected:
+  static stet::server_options slow_timeouts() {
+    stet::server_options o = test_options();
+    o.header_timeout = 30s;
+    o.idle_timeout = 30s;
+    return o;
+  }
 
-TEST(DisconnectAfterKeepAlive, RequestThenHalfCloseIsAnsweredThenClosedAtOnce) {
-  test_app app;
-  running_server server(app.routes(), slow_timeouts());
+  /// A connection that had one keep-alive exchange and has sent a second request.
+  std::unique_ptr<raw_client> second_request_sent() {
+    auto client = std::make_unique<raw_client>(server_.port());
+    EXPECT_TRUE(client->send(get_request("/plaintext")));
+    EXPECT_TRUE(client->read_response());
+    EXPECT_TRUE(client->send(get_request("/plaintext")));
+    return client;
+  }
+
+  test_app app_;
+  running_server server_{app_.routes(), slow_timeouts()};
+};
+
+TEST_F(DisconnectAfterKeepAlive, RequestThenHalfCloseIsAnsweredThenClosedAtOnce) {
   for (int i = 0; i < 20; ++i) {
-    raw_client client(server.port());
-    ASSERT_TRUE(client.send(get_request("/plaintext")));
-    ASSERT_TRUE(client.read_response());
-    ASSERT_TRUE(client.send(get_request("/plaintext")));
-    client.shutdown_write();
-    const auto r = client.read_response();
+    const auto client = second_request_sent();
+    client->shutdown_write();
+    const auto r = client->read_response();
     ASSERT_TRUE(r && r->status == 200) << "connection " << i;
-    EXPECT_TRUE(client.wait_closed(3s)) << "connection " << i << " kept after its FIN";
+    EXPECT_TRUE(client->wait_closed(3s)) << "connection " << i << " kept after its FIN";
   }
 }
 
-TEST(DisconnectAfterKeepAlive, RequestThenResetIsForgottenAtOnce) {
-  test_app app;
-  running_server server(app.routes(), slow_timeouts());
-  for (int i = 0; i < 20; ++i) {
-    raw_client client(server.port());
-    ASSERT_TRUE(client.send(get_request("/plaintext")));
-    ASSERT_TRUE(client.read_response());
-    ASSERT_TRUE(client.send(get_request("/plaintext")));
-    arm_reset(client);
-  }
-  EXPECT_TRUE(eventually([&] { return server.get().open_connections() == 0; }, 3s))
-      << server.get().open_connections() << " connections kept after their reset";
-  expect_still_serving(server.port());
+TEST_F(DisconnectAfterKeepAlive, RequestThenResetIsForgottenAtOnce) {
+  for (int i = 0; i < 20; ++i) arm_reset(*second_request_sent());
+  EXPECT_TRUE(eventually([&] { return server_.get().open_connections() == 0; }, 3s))
+      << server_.get().open_connections() << " connections kept after their reset";
+  expect_still_serving(server_.port());
 }
 
 TEST(DisconnectDuringHandler, ResponseToAGoneClientIsDropped) {
