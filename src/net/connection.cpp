@@ -558,7 +558,7 @@ void connection::send_gather() {
     drop_sent(sent);
   }
   if (next_attached_ == attached_.size()) {
-    on_written({});
+    on_written();
   } else {
     write_next();
   }
@@ -612,18 +612,15 @@ void connection::send_file() {
   file_sent_ = 0;
   ++next_attached_;
   if (next_attached_ == attached_.size() && out_sent_ == out_.size()) {
-    on_written({});
+    on_written();
   } else {
     write_next();
   }
 }
 
-void connection::on_written(const boost::system::error_code& ec) {
-  if (phase_ != phase::writing) return;
-  if (ec) {
-    close();
-    return;
-  }
+// Reached only from send_gather() and send_file(), once all is out: write
+// errors close the connection where they happen.
+void connection::on_written() {
   if (owner_.timing()) record_phase(stet::phase::write, write_start_, steady::now(), nullptr);
   answered_ = true;
   out_.clear();

@@ -62,7 +62,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void drop_sent(std::size_t sent);
   void wait_writable(void (connection::*resume)());
   void send_file();
-  void on_written(const boost::system::error_code& ec);
+  void on_written();
   void after_write();
   void queue_stream(response&& r, bool head_request, bool close);
   void pump_stream();

@@ -59,6 +59,14 @@ class SocketRead : public ::testing::Test {
   }
 
   void client_sends(const std::string& bytes) { asio::write(client_, asio::buffer(bytes)); }
+  /// A reader on the server socket whose first read is started (with no
+  /// answer before it), and which does `after` from that read's completion.
+  std::shared_ptr<reader> first_read(reader::then after = reader::then::stop) {
+    auto r = std::make_shared<reader>(server_);
+    r->next_from_completion = after;
+    r->start(false);
+    return r;
+  }
   /// Runs the loop until `done` or two seconds pass.
   template <class Done>
   bool run_until(Done done) {
@@ -77,10 +85,8 @@ class SocketRead : public ::testing::Test {
 
 TEST_F(SocketRead, AfterAnAnswerWithNothingLeftTheNextReadWaitsWithoutTrying) {
   if (!socket_read::skips_probes) GTEST_SKIP() << "built with plain async_read_some (another Asio)";
-  auto r = std::make_shared<reader>(server_);
   client_sends("one");
-  r->next_from_completion = reader::then::read_answered;
-  r->start(false);
+  auto r = first_read(reader::then::read_answered);
   ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
   EXPECT_EQ(r->read.probes_skipped(), 1u);
   client_sends("two");
@@ -90,12 +96,10 @@ TEST_F(SocketRead, AfterAnAnswerWithNothingLeftTheNextReadWaitsWithoutTrying) {
 }
 
 TEST_F(SocketRead, AFinThatCameWithTheDataIsSeenAtOnce) {
-  auto r = std::make_shared<reader>(server_);
   client_sends("one");
   client_.shutdown(tcp::socket::shutdown_send);
   std::this_thread::sleep_for(50ms);  // data and FIN both in the kernel before the first read
-  r->next_from_completion = reader::then::read_answered;
-  r->start(false);
+  auto r = first_read(reader::then::read_answered);
   ASSERT_TRUE(run_until([&] { return r->completions == 2; }));
   EXPECT_EQ(r->read.probes_skipped(), 0u);
   EXPECT_EQ(r->received, "one");
@@ -103,11 +107,9 @@ TEST_F(SocketRead, AFinThatCameWithTheDataIsSeenAtOnce) {
 }
 
 TEST_F(SocketRead, MoreDataLeftIsReadAtOnce) {
-  auto r = std::make_shared<reader>(server_);
   client_sends(std::string(100, 'x'));  // more than the 64-byte buffer
   std::this_thread::sleep_for(50ms);
-  r->next_from_completion = reader::then::read_answered;
-  r->start(false);
+  auto r = first_read(reader::then::read_answered);
   ASSERT_TRUE(run_until([&] { return r->completions == 2; }));
   EXPECT_EQ(r->read.probes_skipped(), 0u);
   EXPECT_EQ(r->received, std::string(100, 'x'));
@@ -116,19 +118,16 @@ TEST_F(SocketRead, MoreDataLeftIsReadAtOnce) {
 TEST_F(SocketRead, WithoutAnAnswerSinceTheReadIsTried) {
   // A reset that came with the request is not reported by TCP_INQ; only a
   // write (the answer) would have surfaced it.
-  auto r = std::make_shared<reader>(server_);
   client_sends("one");
-  r->next_from_completion = reader::then::read_unanswered;
-  r->start(false);
+  auto r = first_read(reader::then::read_unanswered);
   ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
   EXPECT_EQ(r->read.probes_skipped(), 0u);
 }
 
 TEST_F(SocketRead, AfterTheEventLoopRanTheReadIsTried) {
   // An edge may have been consumed meanwhile with no read waiting for it.
-  auto r = std::make_shared<reader>(server_);
   client_sends("one");
-  r->start(false);
+  auto r = first_read();
   ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
   client_sends("two");
   std::this_thread::sleep_for(50ms);
@@ -141,11 +140,9 @@ TEST_F(SocketRead, AfterTheEventLoopRanTheReadIsTried) {
 }
 
 TEST_F(SocketRead, ClosingTheSocketEndsAWaitingReadAndReleasesItsOwner) {
-  auto r = std::make_shared<reader>(server_);
-  const std::weak_ptr<reader> owner = r;
   client_sends("one");
-  r->next_from_completion = reader::then::read_answered;
-  r->start(false);
+  auto r = first_read(reader::then::read_answered);
+  const std::weak_ptr<reader> owner = r;
   ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
   ASSERT_EQ(r->read.probes_skipped(), socket_read::skips_probes ? 1u : 0u);
   r.reset();  // only the queued read holds it now
