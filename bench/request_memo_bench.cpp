@@ -10,8 +10,8 @@
 #include <stet/request.hpp>
 #include <stet/signer.hpp>
 
-#include "http/base64url.hpp"
-#include "http/cookie_cache.hpp"
+#include "crypto/base64url.hpp"
+#include "request/cookie_cache.hpp"
 #include "http/token.hpp"
 #include "support/alloc_counter.hpp"
 #include "support/request_builder.hpp"

@@ -6,7 +6,7 @@
 // nothing needs timing at all (no metrics, no tracer, no Server-Timing).
 #include <stet/metrics.hpp>
 
-#include "net/phase_record.hpp"
+#include "metrics/phase_record.hpp"
 #include "support/alloc_counter.hpp"
 
 #include <benchmark/benchmark.h>

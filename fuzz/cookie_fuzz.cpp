@@ -3,8 +3,8 @@
 // came from the cache), holds a token name and a legal value, and the cache
 // answers exactly what a fresh parse does.
 
-#include "http/cookie_cache.hpp"
-#include "http/cookie_parse.hpp"
+#include "request/cookie_cache.hpp"
+#include "request/cookie_parse.hpp"
 #include "http/token.hpp"
 #include "support/field_list.hpp"
 #include "support/require.hpp"

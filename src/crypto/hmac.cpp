@@ -1,6 +1,6 @@
 #include "crypto/hmac.hpp"
 
-#include "http/memo_stats.hpp"
+#include "metrics/memo_stats.hpp"
 
 #include <openssl/core_names.h>
 #include <openssl/evp.h>

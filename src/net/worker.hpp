@@ -6,7 +6,7 @@
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
 
-#include "http/memo_stats.hpp"
+#include "metrics/memo_stats.hpp"
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
 #include "net/asio.hpp"

@@ -1,7 +1,7 @@
 #include <stet/router.hpp>
 
-#include "http/error_pages.hpp"
-#include "http/request_access.hpp"
+#include "response/error_pages.hpp"
+#include "request/request_access.hpp"
 #include "route/epoch.hpp"
 #include "route/match.hpp"
 #include "route/params_access.hpp"

@@ -1,6 +1,6 @@
 #include "route/pending_response.hpp"
 
-#include "http/error_pages.hpp"
+#include "response/error_pages.hpp"
 
 #include <stet/responder.hpp>
 

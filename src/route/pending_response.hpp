@@ -6,7 +6,7 @@
 #include <stet/detail/middleware_layer.hpp>
 #include <stet/response.hpp>
 
-#include "http/response_access.hpp"
+#include "response/response_access.hpp"
 
 #include <atomic>
 #include <condition_variable>

@@ -9,7 +9,7 @@
 #include "static/static_files_impl.hpp"
 
 #include "http/date_cache.hpp"
-#include "http/error_pages.hpp"
+#include "response/error_pages.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

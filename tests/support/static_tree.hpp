@@ -4,7 +4,7 @@
 
 #include <stet/request.hpp>
 
-#include "http/request_access.hpp"
+#include "request/request_access.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "http/accept.hpp"
+#include "response/accept.hpp"
 
 #include <gtest/gtest.h>
 

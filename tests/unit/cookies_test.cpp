@@ -2,8 +2,8 @@
 #include <stet/error.hpp>
 #include <stet/response.hpp>
 
-#include "http/cookie_cache.hpp"
-#include "http/memo_stats.hpp"
+#include "request/cookie_cache.hpp"
+#include "metrics/memo_stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "http/error_pages.hpp"
+#include "response/error_pages.hpp"
 
 #include <stet/router.hpp>
 #include <stet/test_request.hpp>

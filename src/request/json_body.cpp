@@ -2,8 +2,8 @@
 
 #include <stet/error.hpp>
 
-#include "http/arena.hpp"
-#include "http/memo_stats.hpp"
+#include "request/arena.hpp"
+#include "metrics/memo_stats.hpp"
 
 #include <simdjson.h>
 

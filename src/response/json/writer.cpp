@@ -1,6 +1,6 @@
 #include <stet/json.hpp>
 
-#include "json/escape.hpp"
+#include "response/json/escape.hpp"
 
 #include <algorithm>
 #include <charconv>

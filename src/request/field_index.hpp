@@ -3,7 +3,7 @@
 // value" of a name are a binary search and a contiguous span. Shared by the
 // header map, the cookie jar and urlencoded forms.
 
-#include "http/arena.hpp"
+#include "request/arena.hpp"
 #include "http/token.hpp"
 
 #include <algorithm>

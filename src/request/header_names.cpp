@@ -1,7 +1,7 @@
-#include "http/header_names.hpp"
+#include "request/header_names.hpp"
 
-#include "http/arena.hpp"
-#include "http/memo_stats.hpp"
+#include "request/arena.hpp"
+#include "metrics/memo_stats.hpp"
 #include "http/token.hpp"
 
 #include <array>

@@ -1,8 +1,8 @@
 #include <stet/metrics.hpp>
 
-#include "cache_families.hpp"
-#include "metrics_caches.hpp"
-#include "metrics_routes.hpp"
+#include "metrics/cache_families.hpp"
+#include "metrics/cache_metrics.hpp"
+#include "metrics/route_metrics.hpp"
 
 #include <fmt/format.h>
 

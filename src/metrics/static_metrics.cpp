@@ -1,6 +1,6 @@
 #include <stet/static_files.hpp>
 
-#include "cache_families.hpp"
+#include "metrics/cache_families.hpp"
 
 namespace stet {
 

@@ -1,9 +1,9 @@
 #include <stet/headers.hpp>
 
-#include "http/arena.hpp"
-#include "http/field_index.hpp"
-#include "http/header_names.hpp"
-#include "http/memo_stats.hpp"
+#include "request/arena.hpp"
+#include "request/field_index.hpp"
+#include "request/header_names.hpp"
+#include "metrics/memo_stats.hpp"
 
 namespace stet {
 

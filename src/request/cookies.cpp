@@ -2,11 +2,11 @@
 
 #include <stet/error.hpp>
 
-#include "http/arena.hpp"
-#include "http/cookie_parse.hpp"
+#include "request/arena.hpp"
+#include "request/cookie_parse.hpp"
 #include "http/date_cache.hpp"
-#include "http/field_index.hpp"
-#include "http/memo_stats.hpp"
+#include "request/field_index.hpp"
+#include "metrics/memo_stats.hpp"
 
 #include <algorithm>
 #include <array>

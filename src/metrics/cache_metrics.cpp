@@ -1,8 +1,8 @@
-#include "metrics_caches.hpp"
+#include "metrics/cache_metrics.hpp"
 
-#include "cache_families.hpp"
+#include "metrics/cache_families.hpp"
 #include "crypto/hmac.hpp"
-#include "http/memo_stats.hpp"
+#include "metrics/memo_stats.hpp"
 #include "route/state.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "http/memo_stats.hpp"
+#include "metrics/memo_stats.hpp"
 
 namespace stet::detail {
 namespace {

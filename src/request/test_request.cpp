@@ -1,7 +1,7 @@
 #include <stet/test_request.hpp>
 
 #include "http/percent.hpp"
-#include "http/request_access.hpp"
+#include "request/request_access.hpp"
 #include "http/token.hpp"
 
 #include <stdexcept>

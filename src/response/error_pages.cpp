@@ -1,8 +1,8 @@
-#include "http/error_pages.hpp"
+#include "response/error_pages.hpp"
 
 #include <stet/request.hpp>
 
-#include "http/response_access.hpp"
+#include "response/response_access.hpp"
 
 #include <fmt/format.h>
 

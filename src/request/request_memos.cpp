@@ -2,10 +2,10 @@
 #include <stet/request.hpp>
 #include <stet/signer.hpp>
 
-#include "http/arena.hpp"
-#include "http/base64url.hpp"
-#include "http/cookie_cache.hpp"
-#include "http/media_type.hpp"
+#include "request/arena.hpp"
+#include "crypto/base64url.hpp"
+#include "request/cookie_cache.hpp"
+#include "request/media_type.hpp"
 #include "http/token.hpp"
 
 #include <string>

@@ -1,8 +1,8 @@
-#include "http/cookie_cache.hpp"
+#include "request/cookie_cache.hpp"
 
-#include "http/arena.hpp"
-#include "http/cookie_parse.hpp"
-#include "http/memo_stats.hpp"
+#include "request/arena.hpp"
+#include "request/cookie_parse.hpp"
+#include "metrics/memo_stats.hpp"
 
 #include <array>
 #include <cstdint>

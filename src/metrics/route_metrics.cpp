@@ -2,8 +2,8 @@
 // worker into its own route_counter_table, merged here when metrics are read.
 #include <stet/metrics.hpp>
 
-#include "metrics_caches.hpp"
-#include "metrics_routes.hpp"
+#include "metrics/cache_metrics.hpp"
+#include "metrics/route_metrics.hpp"
 #include "route/state.hpp"
 
 #include <fmt/format.h>

@@ -2,9 +2,9 @@
 
 #include <stet/error.hpp>
 
-#include "http/arena.hpp"
-#include "http/field_index.hpp"
-#include "http/memo_stats.hpp"
+#include "request/arena.hpp"
+#include "request/field_index.hpp"
+#include "metrics/memo_stats.hpp"
 #include "http/percent.hpp"
 
 namespace stet {

@@ -1,4 +1,4 @@
-#include "json/escape.hpp"
+#include "response/json/escape.hpp"
 
 #include <stet/json.hpp>
 

@@ -8,7 +8,7 @@
 #include <stet/response.hpp>
 #include <stet/status.hpp>
 
-#include "http/accept.hpp"
+#include "response/accept.hpp"
 
 #include <string_view>
 
