@@ -4,6 +4,7 @@
 #include <stet/access_log.hpp>
 #include <stet/config.hpp>
 #include <stet/cookies.hpp>
+#include <stet/endpoint.hpp>
 #include <stet/error.hpp>
 #include <stet/form.hpp>
 #include <stet/headers.hpp>
