@@ -59,7 +59,9 @@ int weight_of(const accept_weights& w, content_coding c) noexcept {
   }
   if (own >= 0) return own;
   if (w.star >= 0) return w.star;
-  return c == content_coding::identity ? 1000 : 0;
+  // Identity is acceptable unless excluded, but a client that lists only
+  // "gzip;q=0.5" still prefers gzip: unnamed, identity ranks below every coding.
+  return c == content_coding::identity ? 1 : 0;
 }
 
 negotiation negotiate(const accept_weights& w, std::span<const content_coding> offered) noexcept {

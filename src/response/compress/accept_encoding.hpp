@@ -34,7 +34,9 @@ accept_weights parse_accept_encoding(std::string_view value) noexcept;
 
 /// The weight `w` gives coding `c`: its own entry, else "*", else 0 (a coding
 /// the client did not name is not acceptable) - except identity, which is
-/// acceptable (1000) unless excluded by "identity;q=0" or by "*;q=0" alone.
+/// acceptable unless excluded by "identity;q=0" or by "*;q=0" alone, and then
+/// weighs 1, the least a coding can weigh: acceptable, but never preferred to
+/// a coding the client named.
 int weight_of(const accept_weights& w, content_coding c) noexcept;
 
 /// The result of negotiation.

@@ -158,9 +158,14 @@ std::error_code body_decoder::feed(std::string_view input, std::string& out) {
     produced_ += r.written;
     if (produced_ > limit_) return error::decoded_body_too_large;
     if (r.where == progress::corrupt) return error::bad_content_coding;
+    // At an end with input left: the next step decides (another gzip member or
+    // zstd frame, or bytes that do not belong).
+    if (r.where == progress::ended) {
+      if (input.empty()) break;
+      continue;
+    }
     // No input taken and room left over: the decoder wants the next piece.
     if (r.written < n && input.size() == before) break;
-    if (r.where == progress::ended && input.empty()) break;
   }
   return {};
 }
