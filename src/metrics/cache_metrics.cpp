@@ -1,11 +1,12 @@
 #include "metrics/cache_metrics.hpp"
 
-#include "metrics/cache_families.hpp"
 #include "crypto/hmac.hpp"
+#include "metrics/cache_families.hpp"
 #include "metrics/memo_stats.hpp"
 #include "route/state.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -17,6 +18,9 @@ struct memo_totals {
   std::uint64_t cookie_hits = 0, cookie_misses = 0, cookie_evictions = 0, cookie_entries = 0, cookie_bypasses = 0;
   std::uint64_t macs = 0;
   std::uint64_t header_builds = 0, cookie_parses = 0, urlencoded_parses = 0, json_parses = 0;
+  std::uint64_t accept_hits = 0, accept_misses = 0, accept_evictions = 0, accept_entries = 0, accept_bypasses = 0;
+  std::uint64_t compressor_reuses = 0, compressor_creations = 0, compressors_idle = 0;
+  std::array<std::uint64_t, 3> bytes_in{}, bytes_out{}, nanoseconds{};
 
   void add(const memo_stats& m) noexcept {
     header_name_hits += m.header_name_hits;
@@ -32,6 +36,19 @@ struct memo_totals {
     cookie_parses += m.cookie_parses;
     urlencoded_parses += m.urlencoded_parses;
     json_parses += m.json_parses;
+    accept_hits += m.accept_encoding_hits;
+    accept_misses += m.accept_encoding_misses;
+    accept_evictions += m.accept_encoding_evictions;
+    accept_entries += m.accept_encoding_entries;
+    accept_bypasses += m.accept_encoding_bypasses;
+    compressor_reuses += m.compressor_reuses;
+    compressor_creations += m.compressor_creations;
+    compressors_idle += m.compressors_idle;
+    for (std::size_t i = 0; i < bytes_in.size(); ++i) {
+      bytes_in[i] += m.compressed_bytes_in[i];
+      bytes_out[i] += m.compressed_bytes_out[i];
+      nanoseconds[i] += m.compress_nanoseconds[i];
+    }
   }
 };
 
@@ -58,6 +75,37 @@ void add_memo_samples(const memo_totals& t, std::vector<metric_sample>& out) {
   add_sample(out, memo_builds, R"(memo="cookies")", t.cookie_parses);
   add_sample(out, memo_builds, R"(memo="urlencoded")", t.urlencoded_parses);
   add_sample(out, memo_builds, R"(memo="json")", t.json_parses);
+}
+
+// Accept-Encoding values parsed once per thread (a bounded memo), and the
+// compressor states each worker pools: a reuse is a hit, a creation a miss.
+void add_compression_samples(const memo_totals& t, std::vector<metric_sample>& out) {
+  constexpr std::string_view accept = R"(cache="accept_encoding")";
+  add_sample(out, cache_hits, accept, t.accept_hits);
+  add_sample(out, cache_misses, accept, t.accept_misses);
+  add_sample(out, cache_evictions, accept, t.accept_evictions);
+  add_sample(out, cache_entries, accept, t.accept_entries);
+  out.push_back({"stet_cache_bypasses_total", "Lookups that skipped the cache (value over its size bound).", "counter",
+                 accept, static_cast<double>(t.accept_bypasses)});
+  constexpr std::string_view compressors = R"(cache="compressors")";
+  add_sample(out, cache_hits, compressors, t.compressor_reuses);
+  add_sample(out, cache_misses, compressors, t.compressor_creations);
+  add_sample(out, cache_entries, compressors, t.compressors_idle);
+
+  constexpr std::array<std::string_view, 3> in = {R"(coding="gzip",direction="in")", R"(coding="br",direction="in")",
+                                                  R"(coding="zstd",direction="in")"};
+  constexpr std::array<std::string_view, 3> coded = {
+      R"(coding="gzip",direction="out")", R"(coding="br",direction="out")", R"(coding="zstd",direction="out")"};
+  constexpr std::array<std::string_view, 3> coding = {R"(coding="gzip")", R"(coding="br")", R"(coding="zstd")"};
+  constexpr metric_family bytes{"stet_compression_bytes_total",
+                                "Response body bytes compressed (in) and produced (out), by coding.", "counter"};
+  constexpr metric_family seconds{"stet_compression_seconds_total", "Time spent compressing response bodies.",
+                                  "counter"};
+  for (std::size_t i = 0; i < in.size(); ++i) add_sample(out, bytes, in[i], t.bytes_in[i]);
+  for (std::size_t i = 0; i < coded.size(); ++i) add_sample(out, bytes, coded[i], t.bytes_out[i]);
+  for (std::size_t i = 0; i < coding.size(); ++i) {
+    out.push_back({seconds.name, seconds.help, seconds.type, coding[i], static_cast<double>(t.nanoseconds[i]) / 1e9});
+  }
 }
 
 // A signer derives its keyed HMAC context once per secret (a miss) and every
@@ -92,6 +140,7 @@ void collect_library_caches(std::span<const worker_counters* const> workers, std
     if (w->memo != nullptr) totals.add(*w->memo);
   }
   add_memo_samples(totals, out);
+  add_compression_samples(totals, out);
   add_signer_samples(totals.macs, out);
   add_route_samples(workers, out);
 }
