@@ -52,6 +52,21 @@ struct memo_totals {
   }
 };
 
+// A bounded per-thread cache keyed by a request field's bytes (cookies,
+// Accept-Encoding): its four cache series and the lookups that bypassed it.
+struct keyed_cache_totals {
+  std::uint64_t hits, misses, evictions, entries, bypasses;
+};
+
+void add_keyed_cache_samples(std::string_view labels, const keyed_cache_totals& c, std::vector<metric_sample>& out) {
+  add_sample(out, cache_hits, labels, c.hits);
+  add_sample(out, cache_misses, labels, c.misses);
+  add_sample(out, cache_evictions, labels, c.evictions);
+  add_sample(out, cache_entries, labels, c.entries);
+  out.push_back({"stet_cache_bypasses_total", "Lookups that skipped the cache (value over its size bound).", "counter",
+                 labels, static_cast<double>(c.bypasses)});
+}
+
 void add_memo_samples(const memo_totals& t, std::vector<metric_sample>& out) {
   // Insert-only (views into it must never dangle): evictions stay 0, a full
   // cache shows as misses that fold names into the request arena instead.
@@ -61,13 +76,9 @@ void add_memo_samples(const memo_totals& t, std::vector<metric_sample>& out) {
   add_sample(out, cache_evictions, names, 0);
   add_sample(out, cache_entries, names, t.header_name_entries);
 
-  constexpr std::string_view cookies = R"(cache="cookies")";
-  add_sample(out, cache_hits, cookies, t.cookie_hits);
-  add_sample(out, cache_misses, cookies, t.cookie_misses);
-  add_sample(out, cache_evictions, cookies, t.cookie_evictions);
-  add_sample(out, cache_entries, cookies, t.cookie_entries);
-  out.push_back({"stet_cache_bypasses_total", "Lookups that skipped the cache (value over its size bound).", "counter",
-                 cookies, static_cast<double>(t.cookie_bypasses)});
+  add_keyed_cache_samples(R"(cache="cookies")",
+                          {t.cookie_hits, t.cookie_misses, t.cookie_evictions, t.cookie_entries, t.cookie_bypasses},
+                          out);
 
   constexpr metric_family memo_builds{"stet_memo_builds_total",
                                       "Request memos computed (each at most once per request).", "counter"};
@@ -80,13 +91,9 @@ void add_memo_samples(const memo_totals& t, std::vector<metric_sample>& out) {
 // Accept-Encoding values parsed once per thread (a bounded memo), and the
 // compressor states each worker pools: a reuse is a hit, a creation a miss.
 void add_compression_samples(const memo_totals& t, std::vector<metric_sample>& out) {
-  constexpr std::string_view accept = R"(cache="accept_encoding")";
-  add_sample(out, cache_hits, accept, t.accept_hits);
-  add_sample(out, cache_misses, accept, t.accept_misses);
-  add_sample(out, cache_evictions, accept, t.accept_evictions);
-  add_sample(out, cache_entries, accept, t.accept_entries);
-  out.push_back({"stet_cache_bypasses_total", "Lookups that skipped the cache (value over its size bound).", "counter",
-                 accept, static_cast<double>(t.accept_bypasses)});
+  add_keyed_cache_samples(R"(cache="accept_encoding")",
+                          {t.accept_hits, t.accept_misses, t.accept_evictions, t.accept_entries, t.accept_bypasses},
+                          out);
   constexpr std::string_view compressors = R"(cache="compressors")";
   add_sample(out, cache_hits, compressors, t.compressor_reuses);
   add_sample(out, cache_misses, compressors, t.compressor_creations);
