@@ -67,7 +67,7 @@ void write_report(stet::json::writer& w) {
     w.member("region", regions[static_cast<std::size_t>(r)]);
     w.member("code", r);
     w.key("stores").begin_array();
-    for (int store = 0; store < 7; ++store) write_store(w, s, r, store);
+    for (int store = 0; store < 11; ++store) write_store(w, s, r, store);
     w.end_array();
     w.end_object();
   }
