@@ -5,6 +5,7 @@
 #include <stet/stet.hpp>
 
 #include "cli.hpp"
+#include "report.hpp"
 
 #include <fmt/format.h>
 #include <openssl/rand.h>
@@ -86,6 +87,7 @@ stet::response home_page(stet::static_files& files) {
 <li><a href="/-/versions.json">/-/versions.json</a></li>
 <li><a href="/-/metrics">/-/metrics</a></li>
 <li><a href="/stream?rows=1000">/stream?rows=1000</a></li>
+<li><a href="/report.json">/report.json</a></li>
 </ul>
 </body>
 </html>
@@ -181,6 +183,7 @@ stet::router make_routes(const std::shared_ptr<stet::metrics>& metrics,
   });
   routes.get("/healthz", [](stet::request&) { return stet::response::text("ok"); });
   routes.get("/stream", csv_stream);
+  stet_server::add_report_routes(routes);
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   // A non-integer id does not match the route: 404. Written straight into the

@@ -2,6 +2,7 @@
 /// @file Limits, timeouts and listener settings of a stet::server: a plain aggregate.
 
 #include <stet/access_log.hpp>
+#include <stet/compression.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -53,6 +54,8 @@ struct server_options {
   std::chrono::milliseconds handler_timeout{30'000};
 
   access_log_options access_log;  ///< off by default
+  /// Response compression and coded request bodies; compression is off by default.
+  compression_settings compression;
 
   /// Where the server counts requests, connections and phase timings; null counts nothing.
   std::shared_ptr<stet::metrics> metrics;

@@ -41,6 +41,9 @@ class stet_category final : public std::error_category {
       case error::unsupported_media_type: return "unsupported Content-Type for this body";
       case error::invalid_json: return "request body is not valid JSON";
       case error::too_many_form_fields: return "too many form fields";
+      case error::unsupported_content_coding: return "request Content-Encoding not supported";
+      case error::bad_content_coding: return "request body does not decode with its Content-Encoding";
+      case error::decoded_body_too_large: return "request body decodes to more than the limit";
     }
     return "unknown stet error";
   }
@@ -57,8 +60,10 @@ status http_status(error e) noexcept {
     case error::header_too_large:
     case error::too_many_headers: return status::request_header_fields_too_large;
     case error::body_too_large:
-    case error::too_many_form_fields: return status::payload_too_large;
-    case error::unsupported_media_type: return status::unsupported_media_type;
+    case error::too_many_form_fields:
+    case error::decoded_body_too_large: return status::payload_too_large;
+    case error::unsupported_media_type:
+    case error::unsupported_content_coding: return status::unsupported_media_type;
     case error::expectation_failed: return status::expectation_failed;
     case error::header_timeout:
     case error::body_timeout: return status::request_timeout;

@@ -87,6 +87,7 @@ response finish_pending(pending_response& state, request& req) {
     report_failure(state.report.get(), req.path(), "asynchronous handler dropped its responder without sending");
     r = error_page(status::internal_server_error, req);
   }
+  if (!state.compress) r.no_compression();
   try {
     for (std::size_t i = state.afters.size(); i-- > 0;) {
       if (state.afters[i]->after) state.afters[i]->after(req, r);

@@ -62,6 +62,7 @@ class pending_response {
   // there) and where a failure is reported.
   std::vector<const middleware_layer*> afters;
   std::shared_ptr<const error_reporter> report;
+  bool compress = true;  // the route's route_options::compress, applied to the answer
 
  private:
   bool settle_locked(std::unique_lock<std::mutex>& lock, response r);
