@@ -45,7 +45,7 @@ def main():
     silent = "--silent" in sys.argv
     port, count, pids = int(args[0]), int(args[1]), [int(p) for p in args[2:]]
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, count + 1000), hard))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY and hard < count + 100 else count + 100, hard))
     time.sleep(0.5)
     before = rss_kb(pids)
     sockets = []

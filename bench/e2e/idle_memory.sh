@@ -8,6 +8,7 @@
 #   bench/e2e/idle_memory.sh                    # stet (build-release) and nginx
 #   COUNT=3000 SERVERS=stet bench/e2e/idle_memory.sh
 #   STET_SERVER=/path/to/stet-server bench/e2e/idle_memory.sh
+#   STET_FLAGS="" STET_SERVER=/an/older/stet-server ...   # one without the timeout flags
 #
 # Every server is started on 127.0.0.1, one worker, and stopped by its PID.
 set -euo pipefail
@@ -21,8 +22,11 @@ static="$tmp/static"
 mkdir -p "$static"
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$here/lib.sh"
-trap 'stop_all_servers; rm -rf "$tmp"' EXIT
-ulimit -n $((COUNT * 2 + 1000))
+trap 'stop_all_servers; [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$tmp"' EXIT
+# The server and the client are separate processes: each needs COUNT descriptors.
+fds=$((COUNT + 1000))
+[ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge "$fds" ] || die "need $fds open files (ulimit -Hn is $(ulimit -Hn))"
+ulimit -n "$fds"
 
 stet_bin="${STET_SERVER:-}"
 if [ -z "$stet_bin" ]; then
@@ -40,15 +44,17 @@ for name in $SERVERS; do
   port=$((port + 1))
   case "$name" in
     stet)
+      # shellcheck disable=SC2086  # STET_FLAGS is a list of flags
       "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log \
-        --max-connections $((COUNT + 100)) --idle-timeout-ms $long --header-timeout-ms $long 2>>"$tmp/stet.log" &
+        ${STET_FLAGS---max-connections $((COUNT + 100)) --idle-timeout-ms $long --header-timeout-ms $long} \
+        2>>"$tmp/stet.log" &
       server_pid[stet]=$!
       pids=("$!")
       ;;
     nginx)
       write_nginx_conf "$tmp/nginx" "$port" on
-      sed -i "s/worker_connections [0-9]*;/worker_connections $((COUNT + 100));/; s/^http {/http {\n  keepalive_timeout 600s;\n  client_header_timeout 600s;/" "$tmp/nginx/nginx.conf"
-      echo "worker_rlimit_nofile $((COUNT * 2 + 1000));" >> "$tmp/nginx/nginx.conf"
+      sed -i "s/worker_connections [0-9]*;/worker_connections $((COUNT * 2));/; s/^http {/http {\n  keepalive_timeout 600s;\n  client_header_timeout 600s;/" "$tmp/nginx/nginx.conf"
+      echo "worker_rlimit_nofile $fds;" >> "$tmp/nginx/nginx.conf"
       # shellcheck disable=SC2046
       $(nginx_command "$tmp/nginx") 2>>"$tmp/nginx/stderr.log" &
       server_pid[nginx]=$!

@@ -105,9 +105,11 @@ void connection::read_more() {
                       shared_from_this());
 }
 
-// Asked for by the transport when bytes are ready: the exchange is taken only now.
-std::span<char> connection::read_buffer(void* self) noexcept {
+// Asked for by the transport when the read is tried: an idle connection takes
+// its exchange only now, and not for a try that may find nothing.
+std::span<char> connection::read_buffer(void* self, bool speculative) noexcept {
   connection& c = *static_cast<connection*>(self);
+  if (speculative && !c.x_) return {};
   exchange& x = c.take_exchange();
   c.make_room();
   return {x.buffer.get() + x.end, x.capacity - x.end};
@@ -524,7 +526,7 @@ void connection::linger() {
   stream_->start_read({this, &connection::discarded, &connection::discard_buffer}, false, shared_from_this());
 }
 
-std::span<char> connection::discard_buffer(void* self) noexcept {
+std::span<char> connection::discard_buffer(void* self, bool /*speculative*/) noexcept {
   return static_cast<connection*>(self)->owner_.discard_buffer();
 }
 

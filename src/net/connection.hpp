@@ -44,8 +44,8 @@ class connection : public std::enable_shared_from_this<connection> {
   bool in_message() const noexcept { return x_ && x_->parser.in_message(); }
 
   void read_more();
-  static std::span<char> read_buffer(void* self) noexcept;
-  static std::span<char> discard_buffer(void* self) noexcept;
+  static std::span<char> read_buffer(void* self, bool speculative) noexcept;
+  static std::span<char> discard_buffer(void* self, bool speculative) noexcept;
   static void read_done(void* self, const boost::system::error_code& ec, std::size_t n);
   void on_read(const boost::system::error_code& ec, std::size_t n);
   void make_room();

@@ -21,7 +21,13 @@ void memory_stream::start_read(const io_target& t, std::shared_ptr<void> keep) {
   read_ = t;
   read_keep_ = std::move(keep);
   read_parked_ = true;
-  if (!input_.empty() || eof_ || closed_) complete_read();
+  if (!input_.empty() || eof_ || closed_) {
+    complete_read();
+    return;
+  }
+  // A socket tries the read at once and finds nothing; the target learns of
+  // the try the same way (and may keep its buffer out of it).
+  t.buffer(t.self, true);
 }
 
 // Completions are posted, as a socket's are: never inside the call that started the read.
@@ -36,7 +42,7 @@ void memory_stream::complete_read() {
     } else if (s.input_.empty()) {
       ec = asio::error::eof;
     } else {
-      const std::span<char> into = t.buffer(t.self);
+      const std::span<char> into = t.buffer(t.self, false);
       std::string& chunk = s.input_.front();
       n = std::min(into.size(), chunk.size());
       std::copy_n(chunk.data(), n, into.data());

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 // The operation relies on the epoll reactor's start_op() and on where the socket
@@ -48,15 +49,22 @@ void socket_read::start_on(asio::execution_context& context, int fd,
   skip_probe_ = drained_ && in_completion_ && answered;
   if (skip_probe_) ++probes_skipped_;
   // Queued for the socket's next readiness edge; tried first unless skip_probe_.
+  in_start_ = true;
   reactor_->start_op(asio::detail::reactor::read_op, fd_, registration, this,
                      /*is_continuation=*/true, /*allow_speculative=*/true);
+  in_start_ = false;
   skip_probe_ = false;
 }
 
 asio::detail::reactor_op::status socket_read::perform(asio::detail::reactor_op* base) {
   socket_read* self = static_cast<socket_read*>(base);
   if (self->skip_probe_) return not_done;
-  const std::span<char> buffer = self->target_.buffer(self->target_.self);
+  std::span<char> buffer = self->target_.buffer(self->target_.self, self->in_start_);
+  if (buffer.empty()) {
+    // The target keeps its buffer for bytes that are there: look first.
+    if (const std::optional<status> nothing_yet = self->peek()) return *nothing_yet;
+    buffer = self->target_.buffer(self->target_.self, false);
+  }
   iovec into{buffer.data(), buffer.size()};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
   msghdr message{};
@@ -86,6 +94,24 @@ asio::detail::reactor_op::status socket_read::perform(asio::detail::reactor_op* 
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return not_done;
     self->ec_ = boost::system::error_code(errno, boost::asio::error::get_system_category());
+    return done;
+  }
+}
+
+// nullopt when a byte is waiting; otherwise how the read ends: not_done (none
+// yet: wait for readiness), or done with an end of stream or an error.
+std::optional<asio::detail::reactor_op::status> socket_read::peek() noexcept {
+  for (;;) {
+    char byte = 0;
+    const ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK);
+    if (n > 0) return std::nullopt;
+    if (n == 0) {
+      ec_ = asio::error::eof;
+      return done;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return not_done;
+    ec_ = boost::system::error_code(errno, boost::asio::error::get_system_category());
     return done;
   }
 }

@@ -37,6 +37,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #ifndef STET_SOCKET_READ_ON_REACTOR
@@ -63,7 +64,7 @@ void read_when_ready(Socket& socket, const io_target& t, std::shared_ptr<void> k
   socket.async_wait(Socket::wait_read, [&socket, t, keep = std::move(keep)](boost::system::error_code ec) mutable {
     std::size_t n = 0;
     if (!ec) {
-      const std::span<char> into = t.buffer(t.self);
+      const std::span<char> into = t.buffer(t.self, false);
       n = socket.read_some(asio::buffer(into.data(), into.size()), ec);
       if (ec == asio::error::would_block) {  // a spurious wake-up: wait again
         read_when_ready(socket, t, std::move(keep));
@@ -115,6 +116,7 @@ class socket_read final : public asio::detail::reactor_op {
   void start_on(asio::execution_context& context, int fd, asio::detail::reactor::per_descriptor_data& registration,
                 const io_target& t, bool answered, std::shared_ptr<void> keep);
   static status perform(asio::detail::reactor_op* base);
+  std::optional<status> peek() noexcept;
   static void complete(void* owner, asio::detail::scheduler_operation* base, const boost::system::error_code&,
                        std::size_t);
 
@@ -126,6 +128,7 @@ class socket_read final : public asio::detail::reactor_op {
   bool drained_ = false;        // the last recv left nothing (no byte, no FIN) in the kernel
   bool in_completion_ = false;  // running done_: no event was consumed since that recv
   bool skip_probe_ = false;     // set only while start_op() runs
+  bool in_start_ = false;       // perform() is the speculative try start_op() makes
   bool queued_ = false;         // started and not yet completed
   std::size_t probes_skipped_ = 0;
 };

@@ -21,9 +21,12 @@
 
 namespace stet::detail {
 
-/// Where a read puts its bytes. Asked for only once bytes are ready to be
-/// read, so a connection waiting for its next request holds no buffer.
-using io_buffer_fn = std::span<char> (*)(void* target) noexcept;
+/// Where a read puts its bytes, asked for only when the read is tried, so a
+/// connection waiting for its next request holds no buffer. `speculative`:
+/// the read is tried before anything says bytes are there (it may find
+/// none); the target may then answer with an empty span rather than take a
+/// buffer for nothing, and is asked again once bytes are known to be there.
+using io_buffer_fn = std::span<char> (*)(void* target, bool speculative) noexcept;
 /// How an operation ends, on the worker thread: an error (eof included) or the
 /// bytes transferred.
 using io_done_fn = void (*)(void* target, const boost::system::error_code& ec, std::size_t bytes);

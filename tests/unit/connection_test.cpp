@@ -166,6 +166,16 @@ TEST(Connection, AnIdleKeepAliveConnectionHoldsNoExchange) {
   EXPECT_FALSE(stream->closed());
 }
 
+TEST(Connection, AConnectionThatSentNothingHoldsNoExchange) {
+  memory_server server;
+  auto stream = server.connect();
+  server.worker().io().poll();
+  EXPECT_EQ(server.worker().exchanges().created(), 0u);
+  stream->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(server.run_until([&] { return stream->output().find("alpha") != std::string::npos; }));
+  EXPECT_EQ(server.worker().exchanges().created(), 1u);
+}
+
 TEST(Connection, APartialHeadKeepsItsExchangeUntilTheHeadIsComplete) {
   memory_server server;
   auto stream = server.connect();

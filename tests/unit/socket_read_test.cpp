@@ -29,8 +29,9 @@ struct reader : std::enable_shared_from_this<reader> {
   void start(bool answered) {
     read.start(socket, stet::detail::io_target{this, &reader::on_done, &reader::into}, answered, shared_from_this());
   }
-  static std::span<char> into(void* target) noexcept {
+  static std::span<char> into(void* target, bool speculative) noexcept {
     reader& self = *static_cast<reader*>(target);
+    if (speculative && self.decline_speculative) return {};
     ++self.buffers_asked;
     return {self.buffer, sizeof self.buffer};
   }
@@ -50,7 +51,8 @@ struct reader : std::enable_shared_from_this<reader> {
   char buffer[64];
   std::string received;
   int completions = 0;
-  int buffers_asked = 0;  // the buffer is asked for only when a read is tried
+  int buffers_asked = 0;             // the buffer is asked for only when a read is tried
+  bool decline_speculative = false;  // as an idle connection does
   boost::system::error_code last_error;
   then next_from_completion = then::stop;
 };
@@ -102,6 +104,29 @@ TEST_F(SocketRead, AfterAnAnswerWithNothingLeftTheNextReadWaitsWithoutTrying) {
   EXPECT_EQ(r->buffers_asked, 2);
   EXPECT_EQ(r->received, "onetwo");
   EXPECT_FALSE(r->last_error);
+}
+
+TEST_F(SocketRead, AReaderThatDeclinesASpeculativeTryGetsItsBytesAnyway) {
+  auto r = std::make_shared<reader>(server_);
+  r->decline_speculative = true;
+  r->start(false);  // tried at once: nothing there, and no buffer given up for it
+  EXPECT_EQ(r->buffers_asked, 0);
+  client_sends("one");
+  ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
+  EXPECT_EQ(r->received, "one");
+  EXPECT_EQ(r->buffers_asked, 1);
+  // Bytes already there when a declined try is made: looked at, then read.
+  client_sends("two");
+  std::this_thread::sleep_for(50ms);
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 2; }));
+  EXPECT_EQ(r->received, "onetwo");
+  // An end of stream behind a declined try is seen at once.
+  client_.shutdown(tcp::socket::shutdown_send);
+  std::this_thread::sleep_for(50ms);
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 3; }));
+  EXPECT_EQ(r->last_error, asio::error::eof);
 }
 
 TEST_F(SocketRead, ACancelledReadStaysBusyUntilItsCompletionRuns) {
