@@ -25,7 +25,8 @@ struct multipart_limits {
   /// One part's header section, its closing blank line included (transport
   /// padding after a boundary counts too); more is
   /// error::multipart_header_too_large (413: it is content, not the request's
-  /// header section, so 431 would mislead). Allocated once per parser.
+  /// header section, so 431 would mislead). Allocated (twice: as read, and
+  /// for decoded names) once per parser.
   std::size_t max_header_bytes = 8 * 1024;
   /// Header fields in one part (browsers send two); more is
   /// error::multipart_header_too_large. Allocated once per parser.
@@ -235,7 +236,7 @@ class multipart_parser {
   multipart_event fail(stet::error code, std::string_view detail) noexcept;
 
   multipart_limits limits_;
-  std::unique_ptr<char[]> buffer_;  // the delimiter "\r\n--boundary", then the header area
+  std::unique_ptr<char[]> buffer_;  // the delimiter "\r\n--boundary", the header area, scratch for decoding
   std::unique_ptr<multipart_header[]> header_slots_;
   std::size_t delimiter_size_ = 0;
   std::string_view piece_;

@@ -301,6 +301,16 @@ TEST(Multipart, ReadsNameFilenameAndContentType) {
   EXPECT_EQ(out.parts[4].filename, "");           // a file input left empty
 }
 
+TEST(Multipart, RawHeadersStayAsSentWhenValuesAreDecoded) {
+  const std::string cd = "form-data; name=\"a \\\"b\\\"\"; filename=\"q\\\\r\"; filename*=UTF-8''%41%42";
+  const multipart_outcome out =
+      parse_multipart_whole(content_type, part("Content-Disposition: " + cd + "\r\n", "") + close_delimiter());
+  ASSERT_TRUE(out.done) << out.error.message();
+  EXPECT_EQ(out.parts.at(0).name, "a \"b\"");
+  EXPECT_EQ(out.parts.at(0).filename, "AB");
+  EXPECT_EQ(out.parts.at(0).headers.at(0).second, cd);
+}
+
 TEST(Multipart, PartHeaderLookupIgnoresCase) {
   multipart_parser p(content_type);
   const std::string body = part(disposition("name=a") + "X-Thing: 7\r\n", "1") + close_delimiter();

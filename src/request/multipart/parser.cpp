@@ -48,7 +48,7 @@ multipart_parser::multipart_parser(std::string_view content_type, multipart_limi
     return;
   }
   delimiter_size_ = 4 + b.boundary.size();
-  buffer_ = std::make_unique_for_overwrite<char[]>(delimiter_size_ + 2 + limits_.max_header_bytes);
+  buffer_ = std::make_unique_for_overwrite<char[]>(delimiter_size_ + 2 + 2 * limits_.max_header_bytes);
   header_slots_ = std::make_unique<multipart_header[]>(limits_.max_header_count);
   std::memcpy(buffer_.get(), "\r\n--", 4);
   std::memcpy(buffer_.get() + 4, b.boundary.data(), b.boundary.size());
@@ -213,9 +213,10 @@ std::optional<multipart_event> multipart_parser::in_headers() noexcept {
 multipart_event multipart_parser::begin_part(std::size_t block_end) noexcept {
   part_ = multipart_part{};
   part_.index = part_count_++;
-  const std::span<char> block(header_area() + crlf.size(), block_end - crlf.size());
+  const std::string_view block(header_area() + crlf.size(), block_end - crlf.size());
+  const std::span<char> scratch(header_area() + crlf.size() + limits_.max_header_bytes, limits_.max_header_bytes);
   const detail::part_head_error e =
-      detail::parse_part_head(block, std::span(header_slots_.get(), limits_.max_header_count), part_);
+      detail::parse_part_head(block, scratch, std::span(header_slots_.get(), limits_.max_header_count), part_);
   if (e) return fail(e.code, e.detail);
   state_ = state::data;
   part_bytes_ = 0;

@@ -4,55 +4,72 @@
 #include "http/token.hpp"
 #include "request/multipart/parameters.hpp"
 
+#include <cstring>
 #include <optional>
 
 namespace stet::detail {
 namespace {
 
-// The bytes of `view` in the mutable buffer `base` it was taken from.
-std::span<char> mutable_in(std::span<char> base, std::string_view view) noexcept {
-  return base.subspan(static_cast<std::size_t>(view.data() - base.data()), view.size());
-}
+// Where decoded parameter values go: each takes at most its raw size, so the
+// whole header section's size is always enough.
+class scratch_area {
+ public:
+  explicit scratch_area(std::span<char> bytes) noexcept : bytes_(bytes) {}
+  std::span<char> copy_of(std::string_view raw) noexcept {
+    char* out = bytes_.data() + used_;
+    std::memcpy(out, raw.data(), raw.size());
+    used_ += raw.size();
+    return {out, raw.size()};
+  }
 
-std::string_view unquoted(std::span<char> base, const parameter& p) noexcept {
-  if (!p.quoted) return p.value;
-  const std::span<char> bytes = mutable_in(base, p.value);
+ private:
+  std::span<char> bytes_;
+  std::size_t used_ = 0;
+};
+
+std::string_view unquoted(scratch_area& scratch, const parameter& p) noexcept {
+  if (!p.quoted || p.value.find('\\') == std::string_view::npos) return p.value;
+  const std::span<char> bytes = scratch.copy_of(p.value);
   return {bytes.data(), unescape_quoted(bytes)};
 }
 
 // RFC 8187 attr-char: what may appear unencoded in an ext-value.
 constexpr std::array<bool, 256> attr_char_table = alnum_and("!#$&+-.^_`|~");
 
-// RFC 8187 ext-value `charset'language'value-chars`, decoded in place; nullopt
+// RFC 8187 ext-value `charset'language'value-chars`, percent-decoded; nullopt
 // (the parameter is then ignored, as RFC 6266 4.3 says) when it is quoted,
 // malformed, or in a charset other than UTF-8 or US-ASCII.
-std::optional<std::string_view> decode_ext_value(std::span<char> base, const parameter& p) noexcept {
+std::optional<std::string_view> decode_ext_value(scratch_area& scratch, const parameter& p) noexcept {
   if (p.quoted) return std::nullopt;
   const std::size_t q1 = p.value.find('\'');
   const std::size_t q2 = q1 == std::string_view::npos ? q1 : p.value.find('\'', q1 + 1);
   if (q2 == std::string_view::npos) return std::nullopt;
   const std::string_view charset = p.value.substr(0, q1);
   if (!iequals(charset, "utf-8") && !iequals(charset, "us-ascii")) return std::nullopt;
-  const std::span<char> bytes = mutable_in(base, p.value.substr(q2 + 1));
+  const std::string_view raw = p.value.substr(q2 + 1);
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const bool escape = raw[i] == '%' && i + 2 < raw.size() && hex_value(raw[i + 1]) >= 0 && hex_value(raw[i + 2]) >= 0;
+    if (escape) {
+      i += 2;
+    } else if (!attr_char_table[static_cast<unsigned char>(raw[i])]) {
+      return std::nullopt;
+    }
+  }
+  if (raw.find('%') == std::string_view::npos) return raw;
+  const std::span<char> bytes = scratch.copy_of(raw);
   std::size_t out = 0;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const char c = bytes[i];
-    if (c == '%') {
-      const int hi = i + 2 < bytes.size() ? hex_value(bytes[i + 1]) : -1;
-      const int lo = hi >= 0 ? hex_value(bytes[i + 2]) : -1;
-      if (lo < 0) return std::nullopt;
-      bytes[out++] = static_cast<char>(hi * 16 + lo);
+    if (bytes[i] == '%') {
+      bytes[out++] = static_cast<char>(hex_value(bytes[i + 1]) * 16 + hex_value(bytes[i + 2]));
       i += 2;
-    } else if (attr_char_table[static_cast<unsigned char>(c)]) {
-      bytes[out++] = c;
     } else {
-      return std::nullopt;
+      bytes[out++] = bytes[i];
     }
   }
   return std::string_view(bytes.data(), out);
 }
 
-part_head_error parse_disposition(std::span<char> base, std::string_view value, multipart_part& part) noexcept {
+part_head_error parse_disposition(scratch_area& scratch, std::string_view value, multipart_part& part) noexcept {
   const type_and_parameters split = split_type(value);
   if (!iequals(split.type, "form-data")) {
     return {error::multipart_part_without_name, "the part's Content-Disposition is not form-data"};
@@ -74,14 +91,14 @@ part_head_error parse_disposition(std::span<char> base, std::string_view value, 
     *slot = step.param;
   }
   if (!name) return {error::multipart_part_without_name, "no name parameter in the part's Content-Disposition"};
-  part.name = unquoted(base, *name);
+  part.name = unquoted(scratch, *name);
   if (part.name.empty()) return {error::multipart_part_without_name, "an empty name in the part's Content-Disposition"};
   std::optional<std::string_view> ext;
-  if (filename_ext) ext = decode_ext_value(base, *filename_ext);
+  if (filename_ext) ext = decode_ext_value(scratch, *filename_ext);
   if (ext) {
     part.filename = ext;
   } else if (filename) {
-    part.filename = unquoted(base, *filename);
+    part.filename = unquoted(scratch, *filename);
   }
   return {};
 }
@@ -114,9 +131,9 @@ field_line read_line(std::string_view block, std::size_t start) noexcept {
 
 }  // namespace
 
-part_head_error parse_part_head(std::span<char> block, std::span<multipart_header> slots,
+part_head_error parse_part_head(std::string_view block, std::span<char> scratch, std::span<multipart_header> slots,
                                 multipart_part& part) noexcept {
-  const std::string_view text(block.data(), block.size());
+  const std::string_view text = block;
   std::size_t count = 0;
   std::optional<std::string_view> disposition, content_type;
   for (std::size_t pos = 0; pos < text.size();) {
@@ -137,7 +154,8 @@ part_head_error parse_part_head(std::span<char> block, std::span<multipart_heade
   part.headers = slots.first(count);
   part.content_type = content_type.value_or(std::string_view());
   if (!disposition) return {error::multipart_part_without_name, "no Content-Disposition in the part"};
-  return parse_disposition(block, *disposition, part);
+  scratch_area area(scratch);
+  return parse_disposition(area, *disposition, part);
 }
 
 }  // namespace stet::detail

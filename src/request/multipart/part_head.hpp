@@ -20,9 +20,10 @@ struct part_head_error {
 /// Parses `block`, the part's field lines each ending in CRLF (the closing
 /// blank line not included), into `part.headers` (stored in `slots`, at most
 /// slots.size() fields), `part.name`, `part.filename` and `part.content_type`.
-/// Quoted parameter values and filename* are decoded in place in `block`, so
-/// the views in `part` point into it.
-part_head_error parse_part_head(std::span<char> block, std::span<multipart_header> slots,
+/// The views in `part` point into `block`, except a name or filename with
+/// escapes, which is decoded into `scratch` (at least block.size() bytes), so
+/// the raw header values stay as sent.
+part_head_error parse_part_head(std::string_view block, std::span<char> scratch, std::span<multipart_header> slots,
                                 multipart_part& part) noexcept;
 
 }  // namespace stet::detail
