@@ -228,8 +228,45 @@ for i, (m, path) in enumerate(ROUTES):
     ROUTER["route_%02d_%s" % (i, m)] = bytes([METHODS[m] | 0x80]) + path
     ROUTER["route_%02d_%s_plain" % (i, m)] = bytes([METHODS[m]]) + path
 
+def mp_part(headers, data):
+    return b"--fz\r\n" + headers + b"\r\n" + data + b"\r\n"
+
+
+def mp_field(name, value):
+    return mp_part(b'Content-Disposition: form-data; name="' + name + b'"\r\n', value)
+
+
+MP_END = b"--fz--\r\n"
+MP_FILE = mp_part(b'Content-Disposition: form-data; name="f"; filename="a.bin"\r\nContent-Type: x/y\r\n',
+                  bytes(range(256)) + b"\r\n--f\r\n-\r\r\n--fy\r")
+MULTIPART_BODIES = {
+    "simple": mp_field(b"a", b"1") + MP_END,
+    "several": mp_field(b"title", b"Hello") + mp_field(b"empty", b"") + MP_FILE + mp_field(b"n", b"x\r\ny") + MP_END,
+    "preamble_epilogue": b"preamble\r\n" + mp_field(b"a", b"1") + MP_END + b"epilogue --fz\r\n",
+    "padding": b"--fz \t\r\n" + b'Content-Disposition: form-data; name=a\r\n\r\n1\r\n--fz--  \r\n',
+    "no_parts": MP_END,
+    "filename_star": mp_part(b"Content-Disposition: form-data; name=f; filename*=UTF-8''%E2%82%AC%2F..%2Fx.txt\r\n",
+                             b"z") + MP_END,
+    "filename_paths": mp_part(b'Content-Disposition: form-data; name=f; filename="..\\..\\C:\\x/../.hidden"\r\n',
+                              b"z") + MP_END,
+    "quoted_escapes": mp_part(b'Content-Disposition: form-data; name="a \\"b\\""; filename="q\\\\r"\r\n', b"")
+                      + MP_END,
+    "many_parts": b"".join(mp_field(b"f%d" % i, b"v") for i in range(9)) + MP_END,
+    "long_header": mp_part(b"Content-Disposition: form-data; name=a\r\nX: " + b"h" * 600 + b"\r\n", b"") + MP_END,
+    "long_part": mp_field(b"a", b"d" * 5000) + MP_END,
+    "no_name": mp_part(b"Content-Type: text/plain\r\n", b"x") + MP_END,
+    "bare_lf": b"--fz\nContent-Disposition: form-data; name=a\n\n1\n--fz--\n",
+    "truncated": mp_field(b"a", b"1"),
+    "bad_after_boundary": mp_field(b"a", b"1") + b"--fzx\r\n",
+}
+MULTIPART = {}
+for name, body in MULTIPART_BODIES.items():
+    MULTIPART[name] = ONE_PIECE + body
+    MULTIPART[name + "_bytewise"] = BYTEWISE + body
+    MULTIPART[name + "_sevens"] = SEVEN + body
+
 CORPORA = {"request_path": REQUEST_PATH, "chunked": CHUNKED, "safe_path": SAFE_PATH, "cookie": COOKIE, "form": FORM,
-           "router": ROUTER}
+           "router": ROUTER, "multipart": MULTIPART}
 
 
 def main():

@@ -21,9 +21,9 @@ export CCACHE_DIR="${CCACHE_DIR:-$root/.cache/ccache}"
 declare -A dict=(
   [request_path]=http.dict [chunked]=http.dict
   [safe_path]=url.dict [router]=url.dict [form]=url.dict [cookie]=url.dict
-  [accept_encoding]=accept_encoding.dict
+  [accept_encoding]=accept_encoding.dict [multipart]=multipart.dict
 )
-all_targets=(request_path chunked safe_path router cookie form accept_encoding)
+all_targets=(request_path chunked safe_path router cookie form accept_encoding multipart)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
