@@ -5,6 +5,7 @@ find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS headers)
 find_package(simdjson 3 REQUIRED CONFIG)
 find_package(fmt 9 REQUIRED CONFIG)
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+find_package(ZLIB 1.2.11 REQUIRED)  # permessage-deflate (WebSocket)
 
 # llhttp: prefer a system libllhttp when one is installed, otherwise compile the
 # three C files that Debian's node-llhttp ships into a static library.
