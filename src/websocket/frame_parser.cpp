@@ -1,5 +1,7 @@
 #include "websocket/frame_parser.hpp"
 
+#include <cstring>
+
 namespace stet::detail::ws {
 
 namespace {
@@ -44,7 +46,8 @@ header_result decode_frame_header(std::string_view input, const frame_rules& rul
   if (!first_byte_ok(p[0], rules)) return refuse();
   if (input.size() < 2) return need(2);
 
-  frame_header h;
+  header_result r;
+  frame_header& h = r.header;
   h.fin = (p[0] & 0x80) != 0;
   h.rsv1 = (p[0] & 0x40) != 0;
   h.op = static_cast<opcode>(p[0] & 0x0f);
@@ -63,14 +66,9 @@ header_result decode_frame_header(std::string_view input, const frame_rules& rul
   if (extended == 8 && (h.length >> 63 != 0 || h.length <= 0xffff)) return refuse();
   if (h.length > rules.max_frame_bytes) return refuse(close_code::message_too_big);
   if (input.size() < h.head_bytes) return need(h.head_bytes);
-  if (h.masked) {
-    for (std::size_t i = 0; i < 4; ++i) h.mask[i] = p[2 + extended + i];
-  }
-
-  header_result r;
+  if (h.masked) std::memcpy(h.mask.data(), p + 2 + extended, h.mask.size());
   r.what = header_result::status::ok;
   r.bytes = h.head_bytes;
-  r.header = h;
   return r;
 }
 
