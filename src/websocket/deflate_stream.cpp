@@ -30,6 +30,33 @@ bool grow(std::string& out, std::size_t used, std::size_t cap, std::size_t& step
   return true;
 }
 
+// A zeroed stream set up by `init` (deflateInit2 or inflateInit2), or null
+// when either the allocation or zlib fails.
+template <class Init>
+z_stream_s* new_stream(Init&& init) noexcept {
+  auto* s = new (std::nothrow) z_stream_s{};
+  if (s != nullptr && init(s) != Z_OK) {
+    delete s;
+    s = nullptr;
+  }
+  return s;
+}
+
+// One deflate() or inflate() call (`zlib`) with a sync flush, from the `left`
+// bytes at next_in into out[used, out.size()); moves `left` and `used` on by
+// what it took and gave, and returns zlib's code.
+int zlib_step(z_stream_s& s, int (*zlib)(z_streamp, int), std::size_t& left, std::string& out, std::size_t& used) {
+  s.avail_in = slice(left);
+  s.next_out = bytes(out.data() + used);
+  s.avail_out = slice(out.size() - used);
+  const uInt in_before = s.avail_in;
+  const uInt out_before = s.avail_out;
+  const int rc = zlib(&s, Z_SYNC_FLUSH);
+  left -= in_before - s.avail_in;
+  used += out_before - s.avail_out;
+  return rc;
+}
+
 }  // namespace
 
 void deflater::stream_deleter::operator()(z_stream_s* s) const noexcept {
@@ -38,16 +65,11 @@ void deflater::stream_deleter::operator()(z_stream_s* s) const noexcept {
 }
 
 deflater::deflater(int window_bits, int level, int mem_level, bool no_context_takeover) noexcept
-    : no_context_takeover_(no_context_takeover) {
-  auto* s = new (std::nothrow) z_stream_s{};
-  if (s == nullptr) return;
-  if (deflateInit2(s, level, Z_DEFLATED, -std::clamp(window_bits, 9, 15), std::clamp(mem_level, 1, 9),
-                   Z_DEFAULT_STRATEGY) != Z_OK) {
-    delete s;
-    return;
-  }
-  stream_.reset(s);
-}
+    : stream_(new_stream([&](z_stream_s* s) {
+        return deflateInit2(s, std::clamp(level, 1, 9), Z_DEFLATED, -std::clamp(window_bits, 9, 15),
+                            std::clamp(mem_level, 1, 9), Z_DEFAULT_STRATEGY);
+      })),
+      no_context_takeover_(no_context_takeover) {}
 
 deflater::~deflater() = default;
 
@@ -65,14 +87,7 @@ bool deflater::compress(std::string_view message, std::string& out) {
   s.next_in = bytes(message.data());
   std::size_t left = message.size();
   while (true) {
-    s.avail_in = slice(left);
-    s.next_out = bytes(out.data() + used);
-    s.avail_out = slice(out.size() - used);
-    const uInt in_before = s.avail_in;
-    const uInt out_before = s.avail_out;
-    const int rc = ::deflate(&s, Z_SYNC_FLUSH);
-    left -= in_before - s.avail_in;
-    used += out_before - s.avail_out;
+    const int rc = zlib_step(s, ::deflate, left, out, used);
     if (rc != Z_OK && rc != Z_BUF_ERROR) return false;
     // Done when every byte went in and zlib had room to spare for its flush.
     if (left == 0 && s.avail_out != 0) break;
@@ -90,15 +105,9 @@ void inflater::stream_deleter::operator()(z_stream_s* s) const noexcept {
   delete s;
 }
 
-inflater::inflater(int window_bits, bool no_context_takeover) noexcept : no_context_takeover_(no_context_takeover) {
-  auto* s = new (std::nothrow) z_stream_s{};
-  if (s == nullptr) return;
-  if (inflateInit2(s, -std::clamp(window_bits, 9, 15)) != Z_OK) {
-    delete s;
-    return;
-  }
-  stream_.reset(s);
-}
+inflater::inflater(int window_bits, bool no_context_takeover) noexcept
+    : stream_(new_stream([&](z_stream_s* s) { return inflateInit2(s, -std::clamp(window_bits, 9, 15)); })),
+      no_context_takeover_(no_context_takeover) {}
 
 inflater::~inflater() = default;
 
@@ -134,14 +143,7 @@ inflater::status inflater::run(std::string_view input, std::string& out, std::si
   s.next_in = bytes(input.data());
   while (true) {
     if (used == out.size() && !grow(out, used, cap, step)) break;
-    s.avail_in = slice(left);
-    s.next_out = bytes(out.data() + used);
-    s.avail_out = slice(out.size() - used);
-    const uInt in_before = s.avail_in;
-    const uInt out_before = s.avail_out;
-    const int rc = ::inflate(&s, Z_SYNC_FLUSH);
-    left -= in_before - s.avail_in;
-    used += out_before - s.avail_out;
+    const int rc = zlib_step(s, ::inflate, left, out, used);
     if (rc == Z_STREAM_END) {
       ended_ = true;
       break;
