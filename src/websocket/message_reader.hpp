@@ -41,11 +41,15 @@ namespace stet::detail::ws {
 
 /// What a reader accepts, and how it keeps memory.
 struct reader_limits {
-  std::size_t max_message_bytes = std::size_t{16} << 20;    ///< a message's payload, decompressed; over it: 1009
-  std::uint64_t max_frame_bytes = std::uint64_t{16} << 20;  ///< one frame's payload on the wire; over it: 1009
-  std::size_t in_place_bytes = std::size_t{64}
-                               << 10;  ///< single-frame messages up to this are views of the input (at least 125)
-  std::size_t retain_bytes = std::size_t{64} << 10;  ///< assembly buffer capacity kept between messages; more is freed
+  /// A message's payload, decompressed; over it: 1009.
+  std::size_t max_message_bytes = std::size_t{16} << 20;
+  /// One frame's payload on the wire; over it: 1009.
+  std::uint64_t max_frame_bytes = std::uint64_t{16} << 20;
+  /// Single-frame messages up to this are views of the input (at least 125):
+  /// at most what the caller's buffer can hold after its unconsumed bytes.
+  std::size_t in_place_bytes = std::size_t{64} << 10;
+  /// Assembly buffer capacity kept between messages; more is freed.
+  std::size_t retain_bytes = std::size_t{64} << 10;
 };
 
 class message_reader {
@@ -54,9 +58,9 @@ class message_reader {
     need_more,  ///< every usable byte is consumed; feed more (at least `wanted`)
     message,    ///< a complete text or binary message
     ping,       ///< answer with a pong carrying the same payload
-    pong,
-    close,   ///< the peer's close frame; the reader discards whatever follows
-    failed,  ///< the peer broke the protocol: close with `code`, then end the connection
+    pong,       ///< an answer to a ping (or unsolicited: a heartbeat)
+    close,      ///< the peer's close frame; the reader discards whatever follows
+    failed,     ///< the peer broke the protocol: close with `code`, then end the connection
   };
 
   struct result {
