@@ -238,11 +238,11 @@ int main(int argc, char** argv) {
   stet::report_metrics(*options.metrics, files);
   auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{actor_secret(o.secret)}, "actor-cookie");
   stet::server server(make_routes(options.metrics, files, o.static_prefix, std::move(signer)), options);
-  if (const std::error_code ec = server.start()) {
-    std::fprintf(stderr, "stet-server: cannot start on %s:%u: %s\n", options.host.c_str(), options.port,
-                 ec.message().c_str());
+  if (const stet::start_error failed = server.start()) {
+    std::fprintf(stderr, "stet-server: cannot start: %s\n", failed.message().c_str());
     return 1;
   }
+
   std::fprintf(stderr, "stet-server: listening on http://%s:%u/\n", options.host.c_str(), server.port());
 
   int received = 0;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <system_error>
 
 namespace stet {
@@ -13,6 +14,24 @@ namespace stet {
 namespace detail {
 class server_core;
 }
+
+/// Why server::start() failed: the error, and what it was about in words (the
+/// address or file, and the reason). False when start() succeeded.
+class start_error {
+ public:
+  start_error() = default;
+  start_error(std::error_code code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  const std::error_code& code() const noexcept { return code_; }
+  /// E.g. "listen on 127.0.0.1:80: Permission denied".
+  const std::string& message() const noexcept { return message_; }
+  explicit operator bool() const noexcept { return static_cast<bool>(code_); }
+  operator std::error_code() const noexcept { return code_; }  // NOLINT(google-explicit-constructor): code-only callers
+
+ private:
+  std::error_code code_;
+  std::string message_;
+};
 
 /// An HTTP/1.1 server: one io_context per worker thread, connections handed to
 /// workers round-robin by one acceptor (or one SO_REUSEPORT acceptor per worker).
@@ -24,9 +43,10 @@ class server {
   server(const server&) = delete;
   server& operator=(const server&) = delete;
 
-  /// Binds, listens and starts the worker threads; returns at once. The error
-  /// says why binding failed (e.g. the address is in use).
-  std::error_code start();
+  /// Binds every listener and starts the worker threads; returns at once. On
+  /// failure nothing is left bound and the error says what and why (e.g.
+  /// "listen on 127.0.0.1:8080: Address already in use").
+  start_error start();
   /// start(), then wait(). @throws std::system_error when start() fails.
   void run();
   /// Graceful stop: stop accepting, close idle connections, let in-flight requests
@@ -35,8 +55,12 @@ class server {
   /// Blocks until every worker has finished.
   void wait();
 
-  /// The bound port (useful after asking for port 0); 0 before start().
+  /// The bound port of the first TCP listener (useful after asking for port
+  /// 0); 0 before start() or when there is none.
   std::uint16_t port() const noexcept;
+  /// The bound port of listener `index` (in server_options::listeners order);
+  /// 0 for a unix socket, before start(), or past the end.
+  std::uint16_t port(std::size_t index) const noexcept;
   /// Connections open right now, over all workers.
   std::size_t open_connections() const noexcept;
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace stet {
 
@@ -26,13 +27,29 @@ struct server_error {
   std::string_view detail;  ///< what happened, in words (an exception's what(), the error's message)
 };
 
+/// One address a server accepts connections on.
+struct listen_options {
+  /// "HOST:PORT" with an IPv4 literal, "[V6]:PORT" ("[::]:PORT" also takes
+  /// IPv4 clients), or "unix:PATH" for a unix-domain socket. Port 0 picks a
+  /// free port (see server::port()).
+  std::string address;
+  /// A unix socket's file permissions. A stale socket file left by a crashed
+  /// run is replaced; one another process still listens on is an error.
+  unsigned unix_mode = 0660;
+  /// Every connection must start with a PROXY protocol (v1 or v2) header, as a
+  /// layer-4 balancer sends; one that does not is closed.
+  bool proxy_protocol = false;
+};
+
 /// Everything a server can be told before start(). Defaults suit a public-facing
 /// service; tests shorten the timeouts.
 struct server_options {
-  std::string host = "127.0.0.1";    ///< address to bind (IPv4 or IPv6 literal)
-  std::uint16_t port = 8080;         ///< 0 picks an ephemeral port; see server::port()
-  unsigned threads = 0;              ///< worker threads; 0 means std::thread::hardware_concurrency()
-  bool reuse_port = false;           ///< one SO_REUSEPORT acceptor per worker instead of one shared acceptor
+  std::string host = "127.0.0.1";  ///< address to bind (IPv4 or IPv6 literal)
+  std::uint16_t port = 8080;       ///< 0 picks an ephemeral port; see server::port()
+  unsigned threads = 0;            ///< worker threads; 0 means std::thread::hardware_concurrency()
+  bool reuse_port = false;  ///< one SO_REUSEPORT acceptor per worker (and TCP listener) instead of one shared acceptor
+  /// Where to listen. Empty: one TCP listener on `host`:`port`.
+  std::vector<listen_options> listeners;
   int backlog = 1024;                ///< listen(2) backlog
   std::string server_name = "stet";  ///< value of the Server header; empty omits the header
 

@@ -40,8 +40,13 @@ exchange& connection::take_exchange() {
   return *x_;
 }
 
-void connection::give_back_exchange() noexcept {
-  if (x_) owner_.exchanges().give_back(std::move(x_));
+void connection::give_back_exchange(bool clean) noexcept {
+  if (!x_) return;
+  if (clean) {
+    owner_.exchanges().give_back_clean(std::move(x_));
+  } else {
+    owner_.exchanges().give_back(std::move(x_));
+  }
 }
 
 void connection::drain() {
@@ -197,7 +202,10 @@ void connection::wait_for_input() {
   const steady::time_point now = steady::now();
   if (!in_message()) {
     owner_.arm(deadline_, timeout_kind::idle, now);
-    give_back_exchange();  // nothing is buffered, open or queued
+    // Nothing is buffered, open or queued: the exchange goes back as it is.
+    // (A streamed answer's piece buffer is let go with it.)
+    if (x_ && x_->chunk.capacity() > 0) std::string().swap(x_->chunk);
+    give_back_exchange(/*clean=*/true);
   } else if (x_->parser.head_done()) {
     owner_.arm(deadline_, timeout_kind::body, now);
   } else if (deadline_.owner == nullptr || deadline_.owner->kind() != timeout_kind::header) {

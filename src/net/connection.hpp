@@ -40,7 +40,9 @@ class connection : public std::enable_shared_from_this<connection> {
 
   // The exchange: taken when bytes are ready, given back when nothing is left.
   exchange& take_exchange();
-  void give_back_exchange() noexcept;
+  /// `clean`: between messages of a keep-alive connection, nothing buffered,
+  /// open or queued, the stream done (no reset needed).
+  void give_back_exchange(bool clean = false) noexcept;
   bool in_message() const noexcept { return x_ && x_->parser.in_message(); }
 
   void read_more();

@@ -39,7 +39,8 @@ endpoint endpoint::unix_socket() noexcept {
 
 endpoint endpoint::parse(std::string_view text, std::uint16_t port) noexcept {
   std::array<char, max_text> z{};
-  if (text.empty() || text.size() >= z.size()) return {};
+  // inet_pton stops at a NUL: "10.0.0.5\0x" must not read as 10.0.0.5.
+  if (text.empty() || text.size() >= z.size() || text.find('\0') != std::string_view::npos) return {};
   std::memcpy(z.data(), text.data(), text.size());
   std::array<std::uint8_t, 16> bytes{};
   if (::inet_pton(AF_INET, z.data(), bytes.data()) == 1) {

@@ -31,8 +31,8 @@ void exchange::recycle() noexcept {
   end_request();
   request_access::begin_request(request);
   output.clear();
-  stream = response();
-  std::string().swap(chunk);
+  if (stream.is_stream()) stream = response();
+  if (chunk.capacity() > 0) std::string().swap(chunk);
 }
 
 exchange_pool::exchange_pool(const server_options& options, std::size_t retained)
@@ -40,21 +40,9 @@ exchange_pool::exchange_pool(const server_options& options, std::size_t retained
   spares_.reserve(retained);
 }
 
-std::unique_ptr<exchange> exchange_pool::take() {
-  if (spares_.empty()) {
-    ++created_;
-    return std::make_unique<exchange>(options_);
-  }
-  std::unique_ptr<exchange> x = std::move(spares_.back());
-  spares_.pop_back();
-  return x;
-}
-
-void exchange_pool::give_back(std::unique_ptr<exchange> x) noexcept {
-  // Freed here: beyond the spares kept, or grown for one large head.
-  if (spares_.size() >= retained_ || x->capacity != exchange::initial_buffer_bytes) return;
-  x->recycle();
-  spares_.push_back(std::move(x));
+std::unique_ptr<exchange> exchange_pool::create() {
+  ++created_;
+  return std::make_unique<exchange>(options_);
 }
 
 }  // namespace stet::detail

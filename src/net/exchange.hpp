@@ -63,10 +63,27 @@ class exchange_pool {
   exchange_pool(const exchange_pool&) = delete;
   exchange_pool& operator=(const exchange_pool&) = delete;
 
-  std::unique_ptr<exchange> take();
-  void give_back(std::unique_ptr<exchange> x) noexcept;
+  std::unique_ptr<exchange> take() {
+    if (spares_.empty()) return create();
+    std::unique_ptr<exchange> x = std::move(spares_.back());
+    spares_.pop_back();
+    return x;
+  }
+  /// `x` must be as recycle() leaves it: a keep-alive connection between
+  /// messages hands it back so (nothing buffered, open or queued), and no
+  /// reset is needed, which keeps the per-request round trip to a few moves.
+  void give_back_clean(std::unique_ptr<exchange> x) noexcept {
+    // Freed here: beyond the spares kept, or grown for one large head.
+    if (spares_.size() < retained_ && x->capacity == exchange::initial_buffer_bytes) spares_.push_back(std::move(x));
+  }
+  /// Any exchange (a closing connection's, mid-message or not): recycled first.
+  void give_back(std::unique_ptr<exchange> x) noexcept {
+    x->recycle();
+    give_back_clean(std::move(x));
+  }
 
   std::size_t spares() const noexcept { return spares_.size(); }
+  std::unique_ptr<exchange> create();
   /// Exchanges ever created: the pool's misses.
   std::size_t created() const noexcept { return created_; }
 

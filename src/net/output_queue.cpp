@@ -31,6 +31,7 @@ void output_queue::attach_view(std::string_view bytes) {
 }
 
 output_queue::progress output_queue::write(transport& t) noexcept {
+  if (attached_.empty() && out_sent_ == 0 && !out_.empty()) return write_text_only(t);
   for (;;) {
     if (gather_.empty()) {
       if (next_attached_ == attached_.size() && out_sent_ == out_.size()) {
@@ -46,6 +47,18 @@ output_queue::progress output_queue::write(transport& t) noexcept {
     const progress p = send_gather(t);
     if (p != progress::done) return p;
   }
+}
+
+// The common batch, heads and small bodies only: one piece, no gather list.
+output_queue::progress output_queue::write_text_only(transport& t) noexcept {
+  iovec whole{out_.data(), out_.size()};
+  boost::system::error_code ec;
+  const std::size_t sent = t.write_some({&whole, 1}, ec);
+  if (ec && !would_block(ec)) return progress::failed;
+  out_sent_ = out_.size();
+  if (sent == out_.size()) return t.output_pending() ? progress::blocked : progress::done;
+  gather_.push_back(iovec{out_.data() + sent, out_.size() - sent});
+  return progress::blocked;
 }
 
 bool output_queue::file_is_next() const noexcept {

@@ -53,6 +53,7 @@ class output_queue {
     response owner;          // holds the bytes or the file; empty for a view
   };
 
+  progress write_text_only(transport& t) noexcept;
   bool file_is_next() const noexcept;
   void gather_next();
   progress send_gather(transport& t) noexcept;

@@ -3,56 +3,48 @@
 // open connections, and the stop sequence.
 
 #include <stet/router.hpp>
+#include <stet/server.hpp>
 #include <stet/server_options.hpp>
 
 #include "log/access_log_sink.hpp"
-#include "net/asio.hpp"
+#include "net/listener.hpp"
 #include "net/worker.hpp"
 
 #include <atomic>
 #include <memory>
-#include <system_error>
 #include <vector>
 
 namespace stet::detail {
 
-class server_core final : public connection_host {
+class server_core final : public connection_host, public listener_host {
  public:
   server_core(router routes, server_options options);
   ~server_core();
 
-  std::error_code start();
+  start_error start();
   void stop() noexcept;
   void wait();
-  std::uint16_t port() const noexcept { return port_.load(); }
+  /// The port of the first TCP listener, or of listener `index`.
+  std::uint16_t port() const noexcept;
+  std::uint16_t port(std::size_t index) const noexcept;
   std::size_t open_connections() const noexcept { return open_.load(); }
 
-  /// Called by a worker whenever one of its connections closes.
   void connection_closed() noexcept override;
+  bool may_accept() noexcept override { return open_.load() < options_.max_connections; }
+  void accepted() noexcept override { ++open_; }
+  bool stopping() const noexcept override { return stopping_.load(); }
 
  private:
-  // One acceptor and the workers it feeds: all of them (shared acceptor) or
-  // just its own (SO_REUSEPORT).
-  struct listener {
-    explicit listener(asio::io_context& io) : acceptor(io) {}
-    tcp::acceptor acceptor;
-    std::vector<worker*> targets;
-    std::size_t next = 0;
-    tcp::endpoint peer;  // filled by the accept in flight
-    std::atomic<bool> paused{false};
-  };
-
-  std::error_code open_listener(listener& l, const tcp::endpoint& at);
-  void accept_next(listener& l);
-  void on_accept_error(listener& l, const boost::system::error_code& ec);
+  start_error open_listeners();
 
   router routes_;
   server_options options_;
   std::unique_ptr<access_log_sink> log_sink_;  // outlives the workers that feed it
   std::vector<std::unique_ptr<worker>> workers_;
-  std::vector<std::unique_ptr<listener>> listeners_;
+  // Per listen_options entry, its listeners: one, or one per worker with SO_REUSEPORT.
+  std::vector<std::vector<std::unique_ptr<listener>>> listeners_;
+  std::vector<std::uint16_t> ports_;  // per listen_options entry, as bound (0: unix)
   std::atomic<std::size_t> open_{0};
-  std::atomic<std::uint16_t> port_{0};
   std::atomic<bool> stopping_{false};
   bool started_ = false;
 };

@@ -32,6 +32,7 @@ TEST(Endpoint, RefusesWhatIsNoAddress) {
   for (const char* text : {"", "localhost", "1.2.3", "1.2.3.4.5", "[::1]", "::1%eth0", "1.2.3.4:80"}) {
     EXPECT_EQ(stet::endpoint::parse(text).kind(), stet::endpoint::family::none) << text;
   }
+  EXPECT_EQ(stet::endpoint::parse(std::string_view("10.0.0.5\0x", 10)).kind(), stet::endpoint::family::none);
   EXPECT_EQ(stet::endpoint().address_string(), "-");
 }
 
