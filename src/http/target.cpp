@@ -13,21 +13,9 @@ bool starts_with_icase(std::string_view s, std::string_view prefix) noexcept {
 
 }  // namespace
 
-std::optional<target_parts> split_target(stet::method m, std::string_view target) noexcept {
+std::optional<target_parts> split_other_target(stet::method m, std::string_view target) noexcept {
   target_parts parts;
   std::string_view rest = target;
-  if (!target.empty() && target.front() == '/' && m != stet::method::connect) {
-    // Origin-form, nearly every request: no other form starts with '/'.
-    const std::size_t end = std::min(target.find('#'), target.size());
-    const std::size_t question = target.find('?');
-    if (question < end) {
-      parts.raw_path = target.substr(0, question);
-      parts.query = target.substr(question + 1, end - question - 1);
-    } else {
-      parts.raw_path = target.substr(0, end);
-    }
-    return parts;
-  }
   if (m == stet::method::connect) {
     parts.authority = target;
     parts.raw_path = "/";

@@ -36,16 +36,16 @@ void connection::start() {
 }
 
 exchange& connection::take_exchange() {
-  if (!x_) x_ = owner_.exchanges().take();
+  if (!x_) owner_.exchanges().take(x_);
   return *x_;
 }
 
 void connection::give_back_exchange(bool clean) noexcept {
   if (!x_) return;
   if (clean) {
-    owner_.exchanges().give_back_clean(std::move(x_));
+    owner_.exchanges().give_back_clean(x_);
   } else {
-    owner_.exchanges().give_back(std::move(x_));
+    owner_.exchanges().give_back(x_);
   }
 }
 

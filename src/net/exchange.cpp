@@ -36,8 +36,10 @@ void exchange::recycle() noexcept {
 }
 
 exchange_pool::exchange_pool(const server_options& options, std::size_t retained)
-    : options_(options), retained_(retained) {
-  spares_.reserve(retained);
+    : options_(options), retained_(retained), spares_(new exchange*[retained]) {}
+
+exchange_pool::~exchange_pool() {
+  for (std::size_t i = 0; i < count_; ++i) delete spares_[i];
 }
 
 std::unique_ptr<exchange> exchange_pool::create() {

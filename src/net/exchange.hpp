@@ -62,35 +62,45 @@ class exchange_pool {
   exchange_pool(const server_options& options, std::size_t retained);
   exchange_pool(const exchange_pool&) = delete;
   exchange_pool& operator=(const exchange_pool&) = delete;
+  ~exchange_pool();
 
-  std::unique_ptr<exchange> take() {
-    if (spares_.empty()) return create();
-    std::unique_ptr<exchange> x = std::move(spares_.back());
-    spares_.pop_back();
-    return x;
+  /// Fills the empty `into` with a spare (or a new exchange).
+  void take(std::unique_ptr<exchange>& into) {
+    if (count_ == 0) {
+      into = create();
+      return;
+    }
+    into.reset(spares_[--count_]);
   }
-  /// `x` must be as recycle() leaves it: a keep-alive connection between
-  /// messages hands it back so (nothing buffered, open or queued), and no
-  /// reset is needed, which keeps the per-request round trip to a few moves.
-  void give_back_clean(std::unique_ptr<exchange> x) noexcept {
+  /// Empties `from`, which must be as recycle() leaves it: a keep-alive
+  /// connection between messages hands it back so (nothing buffered, open or
+  /// queued), and no reset is needed, which keeps the per-request round trip
+  /// to a few stores.
+  void give_back_clean(std::unique_ptr<exchange>& from) noexcept {
     // Freed here: beyond the spares kept, or grown for one large head.
-    if (spares_.size() < retained_ && x->capacity == exchange::initial_buffer_bytes) spares_.push_back(std::move(x));
+    if (count_ < retained_ && from->capacity == exchange::initial_buffer_bytes) {
+      spares_[count_++] = from.release();
+    } else {
+      from.reset();
+    }
   }
   /// Any exchange (a closing connection's, mid-message or not): recycled first.
-  void give_back(std::unique_ptr<exchange> x) noexcept {
-    x->recycle();
-    give_back_clean(std::move(x));
+  void give_back(std::unique_ptr<exchange>& from) noexcept {
+    from->recycle();
+    give_back_clean(from);
   }
 
-  std::size_t spares() const noexcept { return spares_.size(); }
-  std::unique_ptr<exchange> create();
+  std::size_t spares() const noexcept { return count_; }
   /// Exchanges ever created: the pool's misses.
   std::size_t created() const noexcept { return created_; }
 
  private:
+  std::unique_ptr<exchange> create();
+
   const server_options& options_;
   std::size_t retained_;
-  std::vector<std::unique_ptr<exchange>> spares_;
+  std::unique_ptr<exchange*[]> spares_;  // owned: [0, count_)
+  std::size_t count_ = 0;
   std::size_t created_ = 0;
 };
 

@@ -17,7 +17,7 @@ void memory_stream::feed_eof() {
   if (read_parked_) complete_read();
 }
 
-void memory_stream::start_read(const io_target& t, std::shared_ptr<void> keep) {
+void memory_stream::start_read(const io_target& t, std::shared_ptr<void>&& keep) {
   read_ = t;
   read_keep_ = std::move(keep);
   read_parked_ = true;
@@ -74,7 +74,7 @@ void memory_stream::close() noexcept {
   if (read_parked_) complete_read();
 }
 
-void memory_transport::start_read(const io_target& t, bool /*answered*/, std::shared_ptr<void> keep) {
+void memory_transport::start_read(const io_target& t, bool /*answered*/, std::shared_ptr<void>&& keep) {
   stream_->start_read(t, std::move(keep));
 }
 
@@ -100,7 +100,7 @@ std::size_t memory_transport::write_file(int fd, std::uint64_t offset, std::size
   return stream_->write({chunk.data(), static_cast<std::size_t>(n)}, ec);
 }
 
-void memory_transport::wait_writable(const io_target& t, std::shared_ptr<void> keep) {
+void memory_transport::wait_writable(const io_target& t, std::shared_ptr<void>&& keep) {
   asio::post(stream_->io_, [t, keep = std::move(keep), stream = stream_] {
     t.done(t.self, stream->closed_ ? asio::error::operation_aborted : boost::system::error_code(), 0);
   });

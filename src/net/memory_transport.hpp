@@ -41,7 +41,7 @@ class memory_stream : public std::enable_shared_from_this<memory_stream> {
 
  private:
   friend class memory_transport;
-  void start_read(const io_target& t, std::shared_ptr<void> keep);
+  void start_read(const io_target& t, std::shared_ptr<void>&& keep);
   void complete_read();
   std::size_t write(std::string_view bytes, boost::system::error_code& ec) noexcept;
   void close() noexcept;
@@ -62,11 +62,11 @@ class memory_transport final : public transport {
   explicit memory_transport(std::shared_ptr<memory_stream> stream) : stream_(std::move(stream)) {}
   ~memory_transport() override { stream_->close(); }
 
-  void start_read(const io_target& t, bool answered, std::shared_ptr<void> keep) override;
+  void start_read(const io_target& t, bool answered, std::shared_ptr<void>&& keep) override;
   std::size_t write_some(std::span<const iovec> pieces, boost::system::error_code& ec) noexcept override;
   std::size_t write_file(int fd, std::uint64_t offset, std::size_t length,
                          boost::system::error_code& ec) noexcept override;
-  void wait_writable(const io_target& t, std::shared_ptr<void> keep) override;
+  void wait_writable(const io_target& t, std::shared_ptr<void>&& keep) override;
   std::size_t available() noexcept override;
   void shutdown_send() noexcept override { stream_->shut_down_ = true; }
   void cancel() noexcept override;

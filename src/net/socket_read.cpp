@@ -25,14 +25,12 @@ namespace stet::detail {
 socket_read::socket_read() noexcept
     : reactor_op(boost::system::error_code(), &socket_read::perform, &socket_read::complete) {}
 
-void socket_read::start_on(asio::execution_context& context, int fd,
-                           asio::detail::reactor::per_descriptor_data& registration, const io_target& t, bool answered,
-                           std::shared_ptr<void> keep) {
+void socket_read::start_on(int fd, asio::detail::reactor::per_descriptor_data& registration, const io_target& t,
+                           bool answered, std::shared_ptr<void>&& keep) {
   // The operation is its own queue node: starting it again while Asio still
   // holds it would corrupt the reactor's or the scheduler's queue.
   if (queued_) std::abort();
   queued_ = true;
-  if (reactor_ == nullptr) reactor_ = &asio::use_service<asio::detail::reactor>(context);
   if (fd_ != fd) {
     fd_ = fd;
     // Each recv then reports how much the kernel still holds, counting a

@@ -101,9 +101,10 @@ class socket_read final : public asio::detail::reactor_op {
   /// `keep` owns the object this read is part of and is held until `t.done`
   /// has run (or the io_context is destroyed with the read still queued).
   template <class Socket>
-  void start(Socket& socket, const io_target& t, bool answered, std::shared_ptr<void> keep) {
-    start_on(socket.get_executor().context(), socket.native_handle(), socket_registration<Socket>::of(socket), t,
-             answered, std::move(keep));
+  void start(Socket& socket, const io_target& t, bool answered, std::shared_ptr<void>&& keep) {
+    // Asking the (type-erased) executor for its context costs a query: once.
+    if (reactor_ == nullptr) reactor_ = &asio::use_service<asio::detail::reactor>(socket.get_executor().context());
+    start_on(socket.native_handle(), socket_registration<Socket>::of(socket), t, answered, std::move(keep));
   }
 
   /// System calls saved so far (reads that were not tried at once).
@@ -113,8 +114,8 @@ class socket_read final : public asio::detail::reactor_op {
   bool busy() const noexcept { return queued_; }
 
  private:
-  void start_on(asio::execution_context& context, int fd, asio::detail::reactor::per_descriptor_data& registration,
-                const io_target& t, bool answered, std::shared_ptr<void> keep);
+  void start_on(int fd, asio::detail::reactor::per_descriptor_data& registration, const io_target& t, bool answered,
+                std::shared_ptr<void>&& keep);
   static status perform(asio::detail::reactor_op* base);
   std::optional<status> peek() noexcept;
   static void complete(void* owner, asio::detail::scheduler_operation* base, const boost::system::error_code&,

@@ -24,7 +24,7 @@ socket_transport<Protocol>::socket_transport(socket_type socket) : socket_(std::
 }
 
 template <class Protocol>
-void socket_transport<Protocol>::start_read(const io_target& t, bool answered, std::shared_ptr<void> keep) {
+void socket_transport<Protocol>::start_read(const io_target& t, bool answered, std::shared_ptr<void>&& keep) {
   if (read_.busy()) {
     // A cancelled read (a timeout answered meanwhile) whose completion has not
     // run yet: the next read, the lingering one, takes the plain way.
@@ -77,7 +77,7 @@ std::size_t socket_transport<Protocol>::write_file(int fd, std::uint64_t offset,
 }
 
 template <class Protocol>
-void socket_transport<Protocol>::wait_writable(const io_target& t, std::shared_ptr<void> keep) {
+void socket_transport<Protocol>::wait_writable(const io_target& t, std::shared_ptr<void>&& keep) {
   socket_.async_wait(socket_type::wait_write,
                      [t, keep = std::move(keep)](const boost::system::error_code& ec) { t.done(t.self, ec, 0); });
 }

@@ -21,11 +21,11 @@ class socket_transport final : public transport {
   /// make it give way, not wait (Asio's own synchronous write_some would poll).
   explicit socket_transport(socket_type socket);
 
-  void start_read(const io_target& t, bool answered, std::shared_ptr<void> keep) override;
+  void start_read(const io_target& t, bool answered, std::shared_ptr<void>&& keep) override;
   std::size_t write_some(std::span<const iovec> pieces, boost::system::error_code& ec) noexcept override;
   std::size_t write_file(int fd, std::uint64_t offset, std::size_t length,
                          boost::system::error_code& ec) noexcept override;
-  void wait_writable(const io_target& t, std::shared_ptr<void> keep) override;
+  void wait_writable(const io_target& t, std::shared_ptr<void>&& keep) override;
   std::size_t available() noexcept override;
   void shutdown_send() noexcept override;
   void cancel() noexcept override;

@@ -48,7 +48,7 @@ class transport {
   /// then skips a read that cannot succeed). `keep` is held until `t.done`
   /// has run, or the event loop is destroyed with the read still queued.
   /// At most one read is outstanding.
-  virtual void start_read(const io_target& t, bool answered, std::shared_ptr<void> keep) = 0;
+  virtual void start_read(const io_target& t, bool answered, std::shared_ptr<void>&& keep) = 0;
 
   /// Writes as much of `pieces` as the stream takes now, never waiting: 0 with
   /// `would_block` when it takes nothing. A transport may keep what it
@@ -67,7 +67,7 @@ class transport {
 
   /// Calls `t.done` when the stream can take more (after pushing out what
   /// output_pending() holds). `keep` as for start_read().
-  virtual void wait_writable(const io_target& t, std::shared_ptr<void> keep) = 0;
+  virtual void wait_writable(const io_target& t, std::shared_ptr<void>&& keep) = 0;
 
   /// Bytes a read would return at once (an end of stream alone counts 0).
   virtual std::size_t available() noexcept = 0;
