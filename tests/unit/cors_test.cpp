@@ -353,7 +353,10 @@ TEST(Cors, RouterPathMatchedByTwoPatternsUsesTheCoveredOne) {
   stet::router routes;
   routes.get("/files/readme", [](stet::request&) { return stet::response::text("readme"); });
   auto api = routes.group("");
-  api.use(make({"https://app.test"}));
+  stet::cors_options o;
+  o.origins = {"https://app.test"};
+  o.methods = {stet::method::put};
+  api.use(stet::cors(o));
   api.put("/files/{name}", [](stet::request&, std::string_view) { return stet::response::text("put"); });
   stet::test_request q(stet::method::options, "/files/readme");
   q.header("Origin", "https://app.test").header("Access-Control-Request-Method", "PUT");
