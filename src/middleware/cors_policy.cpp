@@ -3,6 +3,7 @@
 #include "http/token.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <stdexcept>
 
@@ -78,9 +79,18 @@ std::string_view authority_error(std::string_view a) noexcept {
   return {};
 }
 
-bool ci_less(std::string_view a, std::string_view b) noexcept {
-  return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
-                                      [](char x, char y) { return ascii_lower(x) < ascii_lower(y); });
+// Browsers send origins in lower case, so the first lookup nearly always
+// decides; only an origin with an upper-case letter is folded and looked up again.
+bool contains_folded(const std::unordered_set<std::string, origin_hash, std::equal_to<>>& set,
+                     std::string_view origin) noexcept {
+  if (set.find(origin) != set.end()) return true;
+  if (origin.size() > max_origin_bytes ||
+      std::none_of(origin.begin(), origin.end(), [](char c) { return c >= 'A' && c <= 'Z'; })) {
+    return false;
+  }
+  std::array<char, max_origin_bytes> folded;
+  std::transform(origin.begin(), origin.end(), folded.begin(), ascii_lower);
+  return set.find(std::string_view(folded.data(), origin.size())) != set.end();
 }
 
 bool pattern_matches(const origin_pattern& p, std::string_view origin) noexcept {
@@ -131,11 +141,9 @@ cors_policy::cors_policy(const cors_options& options) : credentials(options.cred
     } else if (wildcard != std::string::npos) {
       patterns.push_back({lower(origin.substr(0, wildcard + 3)), lower(origin.substr(wildcard + 4))});
     } else {
-      exact.push_back(lower(origin));
+      exact.insert(lower(origin));
     }
   }
-  std::sort(exact.begin(), exact.end());
-  exact.erase(std::unique(exact.begin(), exact.end()), exact.end());
 
   for (const stet::method m : options.methods) {
     if (m == stet::method::other) throw std::invalid_argument("stet::cors: method::other cannot be allowed");
@@ -163,9 +171,7 @@ cors_policy::cors_policy(const cors_options& options) : credentials(options.cred
 origin_verdict cors_policy::decide(std::string_view origin) const noexcept {
   if (origin.empty()) return origin_verdict::refused;
   if (any_origin && !credentials) return origin_verdict::any;
-  const auto at = std::lower_bound(exact.begin(), exact.end(), origin,
-                                   [](const std::string& a, std::string_view b) { return ci_less(a, b); });
-  if (at != exact.end() && iequals(*at, origin)) return origin_verdict::echo;
+  if (contains_folded(exact, origin)) return origin_verdict::echo;
   for (const origin_pattern& p : patterns) {
     if (pattern_matches(p, origin)) return origin_verdict::echo;
   }

@@ -5,8 +5,10 @@
 #include <stet/cors.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace stet::detail {
@@ -24,6 +26,15 @@ struct origin_pattern {
   std::string suffix;  // ".example.com:8443"
 };
 
+/// Hashing and equality that take a string_view without building a string.
+struct origin_hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
+/// Longest Origin looked up after lower-casing (a longer one is refused).
+inline constexpr std::size_t max_origin_bytes = 512;
+
 struct cors_policy {
   /// @throws std::invalid_argument as stet::cors's constructor says.
   explicit cors_policy(const cors_options& options);
@@ -35,7 +46,7 @@ struct cors_policy {
   /// Whether every name of a preflight's Access-Control-Request-Headers is allowed.
   bool allows_headers(std::string_view requested) const noexcept;
 
-  std::vector<std::string> exact;  // lower case, sorted: binary search
+  std::unordered_set<std::string, origin_hash, std::equal_to<>> exact;  // lower case
   std::vector<origin_pattern> patterns;
   bool any_origin = false;
   bool credentials = false;
