@@ -27,7 +27,7 @@ class endpoint {
   static constexpr std::size_t max_text = 46;
 
   /// family::none.
-  endpoint() noexcept = default;
+  constexpr endpoint() noexcept = default;
   /// An IPv4 peer: `bytes` in network order.
   static endpoint v4(std::span<const std::uint8_t, 4> bytes, std::uint16_t port) noexcept;
   /// An IPv4-mapped address becomes v4().

@@ -346,8 +346,10 @@ class router : public detail::routing_api<router> {
   /// fit its parameter's class.
   built_url url_for(std::string_view name, std::initializer_list<url_arg> args = {}) const;
 
-  /// Called with the exception text when a handler or hook throws; default
-  /// writes to stderr. Must be safe to call from any worker thread.
+  /// Called with the exception text when a handler or hook throws. Without
+  /// one, a server reports it to its server_options::error_reporter (as a
+  /// server_error whose `where` is "handler"); with neither, nothing is said.
+  /// Must be safe to call from any worker thread.
   router& on_error(std::function<void(std::string_view)> report);
 
  private:

@@ -7,13 +7,24 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <system_error>
 
 namespace stet {
 
 class metrics;
 class tracer;
+
+/// Something that went wrong outside any request, so no client can be told:
+/// an accept that failed, a stream producer that threw.
+struct server_error {
+  std::string_view where;   ///< "accept", "stream producer", ...
+  std::error_code code;     ///< the system error, when there is one
+  std::string_view detail;  ///< what happened, in words (an exception's what(), the error's message)
+};
 
 /// Everything a server can be told before start(). Defaults suit a public-facing
 /// service; tests shorten the timeouts.
@@ -50,6 +61,10 @@ struct server_options {
   std::shared_ptr<stet::tracer> tracer;
   /// Adds `Server-Timing: parse;dur=..., handler;dur=...` to every response.
   bool server_timing = false;
+  /// Told of every server_error, on the thread where it happened (a worker's),
+  /// so it must be thread-safe and quick. Null, the default, reports nothing:
+  /// the library never writes to stderr by itself.
+  std::function<void(const server_error&)> error_reporter;
 };
 
 }  // namespace stet
