@@ -41,6 +41,15 @@ def struct_body(text, name):
     return None
 
 
+def without_template_args(text):
+    """`text` with every <...> group removed, innermost first."""
+    while True:
+        shorter = re.sub(r"<[^<>]*>", "", text)
+        if shorter == text:
+            return text
+        text = shorter
+
+
 def members(body):
     """(type, name) of each data member at the top level of a struct body."""
     flat, depth = [], 0
@@ -58,8 +67,8 @@ def members(body):
     out = []
     for statement in "".join(flat).split(";"):
         statement = re.sub(r"\b(public|private|protected)\s*:", "", statement).strip()
-        if not statement or statement.startswith(SKIPPED_STATEMENTS) or "(" in statement:
-            continue
+        if not statement or statement.startswith(SKIPPED_STATEMENTS) or "(" in without_template_args(statement):
+            continue  # a member function (std::function<void(...)> is a data member)
         declaration = re.split(r"=|\{\}", statement)[0].strip()
         match = re.match(r"(.*?)([A-Za-z_]\w*)\s*$", declaration, flags=re.S)
         if match:
