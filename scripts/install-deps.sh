@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs, from Debian 12 packages, exactly what stet needs to build, test and
-# benchmark; skips what is already installed. Idempotent. Root, or sudo.
+# Installs, from Debian 12 packages, exactly what stet needs to build, test,
+# document and benchmark; skips what is already installed. Idempotent. Root, or sudo.
 #   scripts/install-deps.sh          # build, test, benchmark
 #   scripts/install-deps.sh --fuzz   # and clang with libFuzzer (scripts/fuzz.sh)
 set -euo pipefail
@@ -11,6 +11,9 @@ packages=(
   zlib1g-dev libbrotli-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk curl python3
+  # docs and browser tests: the API reference (scripts/docs.sh), headless
+  # Chromium driven over the DevTools protocol (tests/browser/cdp.py)
+  doxygen chromium python3-websockets
 )
 if [ "${1:-}" = "--fuzz" ]; then
   # libFuzzer and the sanitizer runtimes come with clang's runtime package,

@@ -1,5 +1,8 @@
 #include "cli.hpp"
 
+#include <stet/config.hpp>
+#include <stet/cors.hpp>
+
 #include <fmt/core.h>
 
 #include <array>
@@ -97,7 +100,8 @@ std::string usage() {
   std::string text =
       "usage: stet-server [--host 127.0.0.1] [--port 8080] [--threads N] [--reuse-port] [--static DIR]\n"
       "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
-      "                   [--no-access-log] [--access-log FILE] [--help]\n"
+      "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
+      "                   [--help] [--version]\n"
       "limits and timeouts (defaults are the library's):\n";
   const stet::server_options defaults;
   for (const number_flag& f : number_flags) {
@@ -113,6 +117,7 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view flag = args[i];
     if (flag == "--help" || flag == "-h") return {std::nullopt, usage(), 0};
+    if (flag == "--version") return {std::nullopt, fmt::format("stet-server (stet) {}\n", stet::version_string), 0};
     if (flag == "--no-access-log") {
       o.access_log = false;
       continue;
@@ -124,7 +129,7 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     const number_flag* limit = find_number_flag(flag);
     const bool takes_value = limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" ||
                              flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
-                             flag == "--secret" || flag == "--access-log";
+                             flag == "--secret" || flag == "--access-log" || flag == "--cors-origin";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -155,6 +160,11 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     } else if (flag == "--secret") {
       if (value.empty()) return error("--secret must not be empty");
       o.secret = value;
+    } else if (flag == "--cors-origin") {
+      if (const std::string_view why = stet::cors_origin_error(value); !why.empty()) {
+        return error(fmt::format("--cors-origin '{}': {}", value, why));
+      }
+      o.cors_origins.emplace_back(value);
     } else {
       o.access_log = true;
       o.access_log_file = value;

@@ -19,7 +19,8 @@ struct options {
   unsigned static_revalidate_ms = 0;  // 0: every cache hit is checked with stat(2)
   std::string secret;
   bool access_log = true;
-  std::string access_log_file;  // empty: standard output
+  std::string access_log_file;            // empty: standard output
+  std::vector<std::string> cors_origins;  // --cors-origin, repeatable; empty: no CORS
 };
 
 struct parse_outcome {

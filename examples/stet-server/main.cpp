@@ -132,8 +132,33 @@ stet::response echo_query(stet::request& req) {
   });
 }
 
-void add_actor_routes(stet::router& routes, std::shared_ptr<const stet::signer> signer) {
-  routes.get("/-/actor.json", [signer](stet::request& req) {
+// --cors-origin: pages on the listed origins may read the `open` routes, and
+// the `credentialed` ones with the visitor's cookies. That one never allows
+// "*": credentials go to the listed origins only. Without the flag both groups
+// have no layer and cost nothing.
+struct cors_groups {
+  stet::route_group open;
+  stet::route_group credentialed;
+};
+
+cors_groups make_cors_groups(stet::router& routes, const std::vector<std::string>& origins) {
+  cors_groups groups{routes.group(""), routes.group("")};
+  if (origins.empty()) return groups;
+  stet::cors_options open;
+  open.origins = origins;
+  open.allow_headers = {"Content-Type"};
+  open.max_age = std::chrono::minutes(10);
+  stet::cors_options credentialed = open;
+  credentialed.credentials = true;
+  std::erase(credentialed.origins, "*");
+  groups.open.use(stet::cors(open));
+  groups.credentialed.use(stet::cors(credentialed));
+  return groups;
+}
+
+void add_actor_routes(stet::router& routes, stet::route_group& credentialed,
+                      std::shared_ptr<const stet::signer> signer) {
+  credentialed.get("/-/actor.json", [signer](stet::request& req) {
     const std::optional<std::string_view> actor = req.signed_cookie(*signer, "actor");
     return stet::response::json([&actor](stet::json::writer& w) {
       w.begin_object().key("actor");
@@ -161,23 +186,23 @@ void add_actor_routes(stet::router& routes, std::shared_ptr<const stet::signer> 
   });
 }
 
-stet::router make_routes(const std::shared_ptr<stet::metrics>& metrics,
-                         const std::shared_ptr<stet::static_files>& files, std::string_view static_prefix,
-                         std::shared_ptr<const stet::signer> signer) {
+stet::router make_routes(const stet_server::options& o, const std::shared_ptr<stet::metrics>& metrics,
+                         const std::shared_ptr<stet::static_files>& files, std::shared_ptr<const stet::signer> signer) {
   stet::router routes;
-  add_actor_routes(routes, std::move(signer));
-  routes.get("/echo", echo_query);
-  routes.post("/echo", [](stet::request& req) {
+  cors_groups cors = make_cors_groups(routes, o.cors_origins);
+  add_actor_routes(routes, cors.credentialed, std::move(signer));
+  cors.open.get("/echo", echo_query);
+  cors.open.post("/echo", [](stet::request& req) {
     const stet::json_result& body = req.json();
     if (!body) return stet::response::json_error(body.error(), body.detail());
     return stet::response::json(*body);
   });
-  stet::mount(routes, static_prefix, files);
+  stet::mount(routes, o.static_prefix, files);
   routes.get("/", [files](stet::request&) { return home_page(*files); });
   routes.get("/favicon.ico", [files](stet::request& req) { return files->respond(req, "favicon.ico"); });
   routes.get("/-/metrics", [metrics](stet::request&) { return metrics->respond(); });
   routes.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
-  routes.get("/json", [](stet::request&) {
+  cors.open.get("/json", [](stet::request&) {
     return stet::response::json(
         [](stet::json::writer& w) { w.begin_object().member("message", "Hello, World!").end_object(); });
   });
@@ -237,9 +262,10 @@ int main(int argc, char** argv) {
   }
   stet::report_metrics(*options.metrics, files);
   auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{actor_secret(o.secret)}, "actor-cookie");
-  stet::server server(make_routes(options.metrics, files, o.static_prefix, std::move(signer)), options);
+  stet::server server(make_routes(o, options.metrics, files, std::move(signer)), options);
   if (const stet::start_error failed = server.start()) {
-    std::fprintf(stderr, "stet-server: cannot start: %s\n", failed.message().c_str());
+    std::fprintf(stderr, "stet-server: cannot start: %s
+", failed.message().c_str());
     return 1;
   }
 

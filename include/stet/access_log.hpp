@@ -1,10 +1,12 @@
 #pragma once
-/// @file Access log settings.
+/// @file
+/// Access log settings.
 
 #include <string>
 
 namespace stet {
 
+/// How access log lines are written.
 enum class access_log_format {
   common,    ///< NCSA common log format
   combined,  ///< common + "Referer" "User-Agent"
@@ -15,9 +17,9 @@ enum class access_log_format {
 /// its own buffer and hands full buffers (or, at the latest, every second) to one
 /// writer thread: a request never waits for a write to the log.
 struct access_log_options {
-  bool enabled = false;
-  std::string path;  ///< file to append to; empty means standard output
-  access_log_format format = access_log_format::common;
+  bool enabled = false;                                  ///< write the access log at all
+  std::string path;                                      ///< file to append to; empty means standard output
+  access_log_format format = access_log_format::common;  ///< line format
   /// Keep one request in N (1 keeps all). Decided before any formatting; 5xx
   /// answers are always kept.
   unsigned sample_one_in = 1;

@@ -1,5 +1,6 @@
 #pragma once
-/// @file Cookies in (RFC 6265 Cookie header parsing) and out (Set-Cookie building).
+/// @file
+/// Cookies in (RFC 6265 Cookie header parsing) and out (Set-Cookie building).
 
 #include <chrono>
 #include <cstddef>
@@ -19,8 +20,8 @@ struct cookie_access;
 
 /// One cookie from a Cookie header. `value` has surrounding double quotes removed.
 struct cookie {
-  std::string_view name;
-  std::string_view value;
+  std::string_view name;   ///< as sent (case-sensitive)
+  std::string_view value;  ///< as sent, surrounding double quotes removed
 };
 
 /// The cookies of one request: lookups by exact (case-sensitive) name; a name
@@ -40,7 +41,9 @@ class cookie_jar {
   std::span<const cookie> get_all(std::string_view name) const noexcept;
   /// Whether a cookie named `name` was sent.
   bool contains(std::string_view name) const noexcept { return !get_all(name).empty(); }
+  /// Number of cookies, repeated names included.
   std::size_t size() const noexcept { return all_.size(); }
+  /// Whether the request sent no cookie.
   bool empty() const noexcept { return all_.empty(); }
   /// Every cookie in the order sent.
   std::span<const cookie> all() const noexcept { return all_; }

@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::endpoint: the address of a connection's peer (IPv4, IPv6 or a
+/// @file
+/// stet::endpoint: the address of a connection's peer (IPv4, IPv6 or a
 /// unix-domain socket), without Asio or socket headers.
 
 #include <array>
@@ -11,10 +12,11 @@
 
 namespace stet {
 
-/// A peer's address and port. IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`)
-/// are stored as IPv4, so a dual-stack listener reports what the client used.
+/// A peer's address and port. IPv4-mapped IPv6 addresses (an IPv4 address behind the
+/// `ffff` prefix) are stored as IPv4, so a dual-stack listener reports what the client used.
 class endpoint {
  public:
+  /// What kind of peer an endpoint is.
   enum class family : std::uint8_t {
     none,         ///< unknown (default-constructed)
     ipv4,         ///< 4 address bytes
@@ -24,19 +26,25 @@ class endpoint {
   /// Longest address_text(): a full IPv6 address with an IPv4 tail, plus room for a NUL.
   static constexpr std::size_t max_text = 46;
 
+  /// family::none.
   constexpr endpoint() noexcept = default;
+  /// An IPv4 peer: `bytes` in network order.
   static endpoint v4(std::span<const std::uint8_t, 4> bytes, std::uint16_t port) noexcept;
   /// An IPv4-mapped address becomes v4().
   static endpoint v6(std::span<const std::uint8_t, 16> bytes, std::uint16_t port) noexcept;
+  /// A unix-domain socket peer.
   static endpoint unix_socket() noexcept;
   /// Parses an IPv4 or IPv6 literal ("192.0.2.1", "2001:db8::1", no brackets);
   /// none() when `text` is neither.
   static endpoint parse(std::string_view text, std::uint16_t port = 0) noexcept;
 
+  /// The family: none, ipv4, ipv6 or unix_socket.
   stet::endpoint::family kind() const noexcept { return family_; }
+  /// Whether this is an IPv4 or IPv6 peer.
   bool is_ip() const noexcept { return family_ == family::ipv4 || family_ == family::ipv6; }
   /// The 4 (IPv4) or 16 (IPv6) address bytes in network order; empty otherwise.
   std::span<const std::uint8_t> address_bytes() const noexcept;
+  /// The peer's port; 0 for none and unix sockets.
   std::uint16_t port() const noexcept { return port_; }
 
   /// The address as text ("192.0.2.1", "2001:db8::1", "unix", or "-" for none)

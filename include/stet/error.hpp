@@ -1,5 +1,6 @@
 #pragma once
-/// @file One error enum for the whole library, with its std::error_category.
+/// @file
+/// One error enum for the whole library, with its std::error_category.
 
 #include <stet/status.hpp>
 

@@ -1,5 +1,6 @@
 #pragma once
-/// @file application/x-www-form-urlencoded: query strings and form bodies.
+/// @file
+/// application/x-www-form-urlencoded: query strings and form bodies.
 
 #include <stet/status.hpp>
 
@@ -18,8 +19,8 @@ struct form_access;
 
 /// One decoded name=value pair.
 struct form_field {
-  std::string_view name;
-  std::string_view value;
+  std::string_view name;   ///< decoded
+  std::string_view value;  ///< decoded; empty for a name without '='
 };
 
 /// Decoded urlencoded fields: lookups by exact (case-sensitive) name; a name
@@ -37,8 +38,11 @@ class form_data {
   std::optional<std::string_view> get(std::string_view name) const noexcept;
   /// Every field named `name`, in order; empty when absent.
   std::span<const form_field> get_all(std::string_view name) const noexcept;
+  /// Whether a field named `name` was given.
   bool contains(std::string_view name) const noexcept { return !get_all(name).empty(); }
+  /// Number of fields, repeated names included.
   std::size_t size() const noexcept { return all_.size(); }
+  /// Whether there is no field.
   bool empty() const noexcept { return all_.empty(); }
   /// Every field in the order given.
   std::span<const form_field> all() const noexcept { return all_; }
@@ -79,10 +83,13 @@ class form_result {
   /// A failed result; `ec` is a stet::error.
   explicit form_result(std::error_code ec) noexcept : error_(ec) {}
 
+  /// True when the fields were decoded.
   explicit operator bool() const noexcept { return !error_; }
   /// The fields; empty on error.
   const form_data& value() const noexcept { return fields_; }
+  /// value().
   const form_data& operator*() const noexcept { return fields_; }
+  /// &value().
   const form_data* operator->() const noexcept { return &fields_; }
   /// error::unsupported_media_type (Content-Type is not urlencoded) or
   /// error::too_many_form_fields; empty on success.

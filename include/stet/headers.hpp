@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::header_map: case-insensitive multimap view of a request's header fields.
+/// @file
+/// stet::header_map: case-insensitive multimap view of a request's header fields.
 
 #include <cstddef>
 #include <memory_resource>
@@ -11,7 +12,7 @@ namespace stet {
 
 /// One header field as received: views into the connection's read buffer.
 struct header_field {
-  std::string_view name;
+  std::string_view name;   ///< as sent (or lowercase, in a header_map)
   std::string_view value;  ///< without leading and trailing whitespace
 };
 
@@ -34,6 +35,7 @@ class header_map {
   bool contains(std::string_view name) const noexcept { return !get_all(name).empty(); }
   /// Number of fields, repeats included.
   std::size_t size() const noexcept { return sorted_.size(); }
+  /// Whether the request has no header field.
   bool empty() const noexcept { return sorted_.empty(); }
   /// Every field with its lowercase name, sorted by name; equal names are
   /// adjacent and in arrival order. For arrival order use request::header_fields().

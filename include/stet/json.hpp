@@ -1,10 +1,11 @@
 #pragma once
-/// @file stet::json: a JSON writer that appends to a caller's std::string, and
+/// @file
+/// stet::json: a JSON writer that appends to a caller's std::string, and
 /// the serialisation of common C++ types (and of user types that opt in) through it.
 ///
 /// Output policies (see docs/json.md):
 /// - Strings: `"` and `\` are escaped; control characters below 0x20 are written as
-///   \b \t \n \f \r or \u00XX; everything else, DEL and U+2028/U+2029 included, is
+///   `\b` `\t` `\n` `\f` `\r` or `\u00XX`; everything else, DEL and U+2028/U+2029 included, is
 ///   copied. Invalid UTF-8 is replaced, in the same pass, by U+FFFD: one per maximal
 ///   ill-formed subpart (Unicode 15, section 3.9, as WHATWG's decoder does).
 /// - Integers: every integer type, exact, via std::to_chars.

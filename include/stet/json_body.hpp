@@ -1,5 +1,6 @@
 #pragma once
-/// @file JSON request bodies: an immutable tree in the request arena, parsed by simdjson.
+/// @file
+/// JSON request bodies: an immutable tree in the request arena, parsed by simdjson.
 
 #include <stet/json.hpp>
 #include <stet/status.hpp>
@@ -41,14 +42,21 @@ class json_value {
   /// null.
   constexpr json_value() noexcept = default;
 
+  /// The kind of value.
   json_type type() const noexcept { return type_; }
+  /// Whether it is null.
   bool is_null() const noexcept { return type_ == json_type::null; }
+  /// Whether it is true or false.
   bool is_bool() const noexcept { return type_ == json_type::boolean; }
+  /// Whether it is a number (integer, unsigned_integer or floating).
   bool is_number() const noexcept {
     return type_ == json_type::integer || type_ == json_type::unsigned_integer || type_ == json_type::floating;
   }
+  /// Whether it is a string.
   bool is_string() const noexcept { return type_ == json_type::string; }
+  /// Whether it is an array.
   bool is_array() const noexcept { return type_ == json_type::array; }
+  /// Whether it is an object.
   bool is_object() const noexcept { return type_ == json_type::object; }
 
   /// The boolean; nullopt for other types.
@@ -89,7 +97,7 @@ class json_value {
 /// One member of a JSON object.
 struct json_member {
   std::string_view key;  ///< unescaped
-  json_value value;
+  json_value value;      ///< the member's value
 };
 
 /// Bodies larger than this are refused by request::json() (413) unless a limit is passed.
@@ -107,10 +115,13 @@ class json_result {
   /// A failed result: `ec` is a stet::error, `detail` a static explanation.
   json_result(std::error_code ec, std::string_view detail) noexcept : error_(ec), detail_(detail) {}
 
+  /// True when the body was parsed.
   explicit operator bool() const noexcept { return root_ != nullptr; }
   /// The root value; a null value on error.
   const json_value& value() const noexcept { return root_ != nullptr ? *root_ : null_; }
+  /// value().
   const json_value& operator*() const noexcept { return value(); }
+  /// &value().
   const json_value* operator->() const noexcept { return &value(); }
   /// error::invalid_json (400), error::unsupported_media_type (415) or
   /// error::body_too_large (413); empty on success.

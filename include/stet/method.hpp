@@ -1,5 +1,6 @@
 #pragma once
-/// @file Request methods.
+/// @file
+/// Request methods.
 
 #include <cstdint>
 #include <optional>
@@ -22,6 +23,7 @@ enum class method : std::uint8_t {
   other,
 };
 
+/// Number of stet::method values, `other` included.
 inline constexpr std::size_t method_count = 10;
 
 /// The method token ("GET", "DELETE", ...); "OTHER" for method::other.

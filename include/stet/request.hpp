@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::request: a read-only view of one parsed HTTP request.
+/// @file
+/// stet::request: a read-only view of one parsed HTTP request.
 
 #include <stet/cookies.hpp>
 #include <stet/endpoint.hpp>

@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::responder: how an asynchronous handler answers later.
+/// @file
+/// stet::responder: how an asynchronous handler answers later.
 
 #include <stet/response.hpp>
 
@@ -26,8 +27,11 @@ class pending_response;
 /// never reads freed memory. A responder destroyed without send() answers 500.
 class responder {
  public:
+  /// Made by the router for an asynchronous handler; not for users.
   explicit responder(std::shared_ptr<detail::pending_response> state) noexcept;
+  /// Takes over `other`'s answer; `other` is then spent.
   responder(responder&&) noexcept = default;
+  /// Answers 500 for a pending answer of this one first (as the destructor would), then takes over `other`'s.
   responder& operator=(responder&& other) noexcept;
   responder(const responder&) = delete;
   responder& operator=(const responder&) = delete;

@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::response: status, header fields and body of one answer.
+/// @file
+/// stet::response: status, header fields and body of one answer.
 
 #include <stet/cookies.hpp>
 #include <stet/detail/pooled_string.hpp>
@@ -34,6 +35,7 @@ class file_source {
   ~file_source();
   file_source(const file_source&) = delete;
   file_source& operator=(const file_source&) = delete;
+  /// The descriptor; owned by this object.
   int fd() const noexcept { return fd_; }
 
  private:
@@ -48,6 +50,7 @@ class response {
  public:
   /// 200 with no body and no Content-Type.
   response() noexcept = default;
+  /// `s` with no body and no Content-Type.
   explicit response(stet::status s) noexcept : status_(s) {}
 
   /// `body` as text/plain; charset=utf-8.
@@ -80,7 +83,9 @@ class response {
   /// request::form().
   static response json_error(std::error_code ec, std::string_view detail = {});
 
+  /// The status code.
   stet::status status() const noexcept { return status_; }
+  /// Replaces the status code.
   response& set_status(stet::status s) noexcept {
     status_ = s;
     return *this;
@@ -96,6 +101,7 @@ class response {
   /// add_header() for chaining with trusted values.
   /// @throws std::invalid_argument when add_header() would refuse the field.
   response& with_header(std::string_view name, std::string_view value) &;
+  /// with_header() on a temporary.
   response&& with_header(std::string_view name, std::string_view value) &&;
   /// Appends a Set-Cookie field (see append_set_cookie() for the format and
   /// every refusal); on error nothing is written.
@@ -125,6 +131,7 @@ class response {
   /// Streams the body: `producer` is called for each ~64 KiB piece, sent with
   /// chunked transfer coding (HTTP/1.1) or until close (HTTP/1.0).
   response& set_stream(stream_producer producer);
+  /// Whether the body is streamed (set_stream()).
   bool is_stream() const noexcept { return static_cast<bool>(producer_); }
   /// The producer of a streamed body (null unless set_stream() was called).
   const stream_producer& producer() const noexcept { return producer_; }
@@ -135,6 +142,7 @@ class response {
   std::string_view body() const noexcept { return shared_ ? std::string_view(*shared_) : body_.str(); }
   /// The file the body comes from, or null.
   const file_source* file() const noexcept { return file_.get(); }
+  /// Where in file() the body starts.
   std::uint64_t file_offset() const noexcept { return file_offset_; }
   /// The value of Content-Length: the file range's length, or the body's size.
   std::uint64_t content_length() const noexcept { return file_ ? file_length_ : body().size(); }
@@ -144,6 +152,7 @@ class response {
     close_ = true;
     return *this;
   }
+  /// Whether close_connection() was called.
   bool closes_connection() const noexcept { return close_; }
 
   /// Sends this response uncompressed whatever server_options::compression

@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::route_params: the parameters a route pattern bound for one request.
+/// @file
+/// stet::route_params: the parameters a route pattern bound for one request.
 
 #include <array>
 #include <cstddef>
@@ -29,10 +30,15 @@ struct route_param {
 /// route matched. Views stay valid while the request does.
 class route_params {
  public:
+  /// Number of bound parameters.
   std::size_t size() const noexcept { return size_; }
+  /// Whether no parameter was bound.
   bool empty() const noexcept { return size_ == 0; }
+  /// The first parameter, in pattern order.
   const route_param* begin() const noexcept { return items_.data(); }
+  /// One past the last parameter.
   const route_param* end() const noexcept { return items_.data() + size_; }
+  /// Parameter `i` (below size()), in pattern order.
   const route_param& operator[](std::size_t i) const noexcept { return items_[i]; }
 
   /// The decoded value of the parameter called `name`; nullopt when the route has none.

@@ -239,6 +239,9 @@ class routing_api {
   /// this scope (after the layers added earlier); a response from it
   /// short-circuits the rest. `after` hooks run innermost first. Layers of a
   /// router also wrap its automatic answers (404, 405, OPTIONS, redirects).
+  /// An object that declares `static constexpr bool answers_preflight = true`
+  /// (stet::cors) also wraps the automatic OPTIONS answer on the paths of this
+  /// scope's routes, with the router's own layers and no others.
   template <before_hook F>
   Self& before(F&& hook) {
     scope().add_layer(middleware_layer{std::forward<F>(hook), {}});
@@ -259,6 +262,7 @@ class routing_api {
     if constexpr (requires(request & q, response & r) { shared->after(q, r); }) {
       layer.after = [shared](request& q, response& r) { shared->after(q, r); };
     }
+    layer.preflight = preflight_middleware<M>;
     scope().add_layer(std::move(layer));
     return self();
   }

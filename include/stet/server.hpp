@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::server: listeners, worker threads and graceful stop.
+/// @file
+/// stet::server: listeners, worker threads and graceful stop.
 
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
@@ -38,6 +39,8 @@ class start_error {
 /// The router is frozen when the server is built.
 class server {
  public:
+  /// A server for `routes` (a handle: routes added to a copy later are served too) with `options`.
+  /// Nothing is bound until start().
   explicit server(router routes, server_options options = {});
   ~server();  ///< stops (gracefully) and joins the workers
   server(const server&) = delete;

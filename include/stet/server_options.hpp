@@ -1,5 +1,6 @@
 #pragma once
-/// @file Limits, timeouts and listener settings of a stet::server: a plain aggregate.
+/// @file
+/// Limits, timeouts and listener settings of a stet::server: a plain aggregate.
 
 #include <stet/access_log.hpp>
 #include <stet/compression.hpp>

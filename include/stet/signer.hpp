@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::signer: HMAC-SHA256 signed values (cookies, tokens) with key rotation.
+/// @file
+/// stet::signer: HMAC-SHA256 signed values (cookies, tokens) with key rotation.
 
 #include <chrono>
 #include <cstddef>
@@ -23,13 +24,14 @@ enum class verify_status : std::uint8_t {
 
 /// The outcome of signer::verify(): an error value, never an exception.
 struct verified {
-  verify_status status = verify_status::absent;
+  verify_status status = verify_status::absent;  ///< why it was accepted or refused
   /// The signed value when `status` is valid, else empty. A view into the
   /// string passed to verify().
   std::string_view value;
   /// When a timestamped signature was made (also set for `expired`).
   std::optional<std::chrono::system_clock::time_point> signed_at;
 
+  /// True when `status` is valid.
   explicit operator bool() const noexcept { return status == verify_status::valid; }
 };
 
@@ -67,8 +69,10 @@ class signer {
   /// or `purpose` contains a NUL byte; std::runtime_error when OpenSSL cannot
   /// provide HMAC-SHA256.
   signer(const std::vector<std::string>& secrets, std::string_view purpose, signer_options options = {});
-  signer(signer&&) noexcept;
-  signer& operator=(signer&&) noexcept;
+  /// Takes over `other`'s keys; `other` must not be used afterwards.
+  signer(signer&& other) noexcept;
+  /// Takes over `other`'s keys; `other` must not be used afterwards.
+  signer& operator=(signer&& other) noexcept;
   ~signer();
 
   /// `value` with its signature appended (timestamped with the current time
@@ -87,7 +91,9 @@ class signer {
   /// verify() against an explicit current time.
   verified verify(std::string_view signed_value, std::chrono::system_clock::time_point now) const noexcept;
 
+  /// Whether signatures carry their signing time (signer_options::max_age is set).
   bool timestamped() const noexcept;
+  /// The purpose (namespace) given at construction.
   std::string_view purpose() const noexcept;
   /// Number of secrets (rotation depth).
   std::size_t secret_count() const noexcept;

@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::static_files: serves a directory tree, small files from a
+/// @file
+/// stet::static_files: serves a directory tree, small files from a
 /// stat-validated memory cache, large ones with sendfile(2).
 
 #include <stet/metrics.hpp>
@@ -133,6 +134,7 @@ class static_files {
 
   /// A snapshot of the counters.
   static_stats stats() const noexcept;
+  /// The options given at construction.
   const static_options& options() const noexcept;
   /// The root as configured (absolute, symlinks not resolved).
   const std::string& root() const noexcept;

@@ -1,5 +1,6 @@
 #pragma once
-/// @file HTTP status codes and their reason phrases.
+/// @file
+/// HTTP status codes and their reason phrases.
 
 #include <cstdint>
 #include <string_view>

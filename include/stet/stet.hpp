@@ -1,9 +1,11 @@
 #pragma once
-/// @file Umbrella header: every public stet header, nothing from detail/.
+/// @file
+/// Umbrella header: every public stet header, nothing from detail/.
 
 #include <stet/access_log.hpp>
 #include <stet/config.hpp>
 #include <stet/cookies.hpp>
+#include <stet/cors.hpp>
 #include <stet/endpoint.hpp>
 #include <stet/error.hpp>
 #include <stet/form.hpp>

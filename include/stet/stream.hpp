@@ -1,5 +1,6 @@
 #pragma once
-/// @file Streamed (chunked) response bodies.
+/// @file
+/// Streamed (chunked) response bodies.
 
 #include <cstddef>
 #include <functional>
@@ -13,11 +14,15 @@ namespace stet {
 /// and the socket sees about `target_bytes()` per write.
 class stream_writer {
  public:
+  /// Made by the connection for each piece: `buffer` is where the piece goes.
   stream_writer(std::string& buffer, std::size_t target_bytes) noexcept : buffer_(buffer), target_(target_bytes) {}
+  /// Appends `bytes` to the piece.
   void write(std::string_view bytes) { buffer_.append(bytes); }
   /// The buffer, to append to in place (e.g. with fmt::format_to).
   std::string& buffer() noexcept { return buffer_; }
+  /// Bytes in the piece so far.
   std::size_t buffered() const noexcept { return buffer_.size(); }
+  /// About how many bytes one piece should hold.
   std::size_t target_bytes() const noexcept { return target_; }
   /// True until about one write's worth is buffered: the producer should return then.
   bool wants_more() const noexcept { return buffer_.size() < target_; }

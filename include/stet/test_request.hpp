@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::test_request: a request built in memory, for dispatching through
+/// @file
+/// stet::test_request: a request built in memory, for dispatching through
 /// router::handle() without a socket (tests, internal sub-requests).
 
 #include <stet/method.hpp>
@@ -38,7 +39,9 @@ class test_request {
   /// request's memos (headers(), cookies(), query(), form(), json()) are recomputed.
   void reset_arena() noexcept;
 
+  /// The request, to pass where a `request&` is expected.
   stet::request& get() noexcept { return request_; }
+  /// get(), implicitly.
   operator stet::request&() noexcept { return request_; }  // NOLINT: meant to convert implicitly
 
  private:

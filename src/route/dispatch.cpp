@@ -112,8 +112,11 @@ response dispatch(const detail::route_table& t, request& req) {
   detail::route_params_access::clear(params);
   const match_outcome o = detail::match_path(t, req.method(), req.raw_path(), req.arena(), captured);
   if (o.what != match_outcome::kind::route) {
-    if (t.router_chain_size == 0) return automatic_answer(o, req);
-    return run_chain(t.chain.data(), t.router_chain_size, req, [&] { return automatic_answer(o, req); });
+    const bool covered = o.what == match_outcome::kind::options && o.preflight_size != 0;
+    const std::uint32_t begin = covered ? o.preflight_begin : 0;
+    const std::uint32_t size = covered ? o.preflight_size : t.router_chain_size;
+    if (size == 0) return automatic_answer(o, req);
+    return run_chain(t.chain.data() + begin, size, req, [&] { return automatic_answer(o, req); });
   }
   const detail::route_entry& e = *o.entry;
   detail::route_params_access::bind(params, e.pattern, e.def->id, t.param_names.data() + e.names_begin, captured,

@@ -172,6 +172,10 @@ class walker {
     }
     if (entry == no_index) {
       outcome_.allow |= n.methods;  // a candidate for 405's Allow; keep looking
+      if (outcome_.preflight_size == 0) {
+        outcome_.preflight_begin = n.preflight_begin;
+        outcome_.preflight_size = n.preflight_size;
+      }
       return false;
     }
     outcome_.entry = &t_.entries[entry];

@@ -16,6 +16,8 @@ struct match_outcome {
   std::uint16_t allow = 0;             // kind::not_allowed, kind::options: method_bit()s the path answers to
   std::uint8_t captured = 0;           // kind::route: parameters written to `out`
   bool add_slash = false;              // kind::redirect: append '/' (otherwise drop the trailing one)
+  std::uint32_t preflight_begin = 0;   // kind::options: the chain run of a covered path (trie_node)
+  std::uint32_t preflight_size = 0;
 };
 
 /// Room for a route's parameters, left uninitialised: match_path() writes

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <utility>
 
 namespace stet::detail {
 namespace {
@@ -24,6 +25,7 @@ struct build_node {
   std::array<std::unique_ptr<build_node>, param_order.size()> params;
   std::unique_ptr<build_node> rest;
   std::array<std::uint32_t, method_count> routes;
+  std::pair<std::uint32_t, std::uint32_t> preflight{0, 0};  // the first covered route's run wins
 };
 
 build_node& child(std::unique_ptr<build_node>& slot) {
@@ -31,7 +33,8 @@ build_node& child(std::unique_ptr<build_node>& slot) {
   return *slot;
 }
 
-void insert(build_node& root, const route_def& def, std::uint32_t entry) {
+void insert(build_node& root, const route_def& def, std::uint32_t entry,
+            std::pair<std::uint32_t, std::uint32_t> preflight) {
   build_node* node = &root;
   for (const compiled_segment& seg : def.compiled.segments) {
     if (seg.kind == segment_kind::literal) {
@@ -44,6 +47,7 @@ void insert(build_node& root, const route_def& def, std::uint32_t entry) {
   }
   // add() refused ambiguous duplicates by key, so a slot is never taken twice.
   node->routes[static_cast<std::size_t>(def.method)] = entry;
+  if (node->preflight.second == 0) node->preflight = preflight;
 }
 
 // At most half full, so that a probe for an absent segment stops early.
@@ -67,6 +71,8 @@ std::uint32_t flatten(const build_node& b, route_table& t) {
   t.nodes.emplace_back();
   trie_node node;
   node.routes = b.routes;
+  node.preflight_begin = b.preflight.first;
+  node.preflight_size = b.preflight.second;
   for (std::size_t m = 0; m < method_count; ++m) {
     if (b.routes[m] != no_index) node.methods |= static_cast<std::uint16_t>(1u << m);
   }
@@ -117,9 +123,32 @@ class chain_builder {
     return run;
   }
 
+  // What wraps the automatic OPTIONS on a path of this scope's routes: the
+  // router's layers and the scope's preflight layers, no others (a preflight
+  // carries no credentials, so an authentication layer must never see it).
+  // {0, 0} when no preflight layer lies below the router's own.
+  std::pair<std::uint32_t, std::uint32_t> preflight_run_for(const layer_node* layer) {
+    if (const auto it = preflight_runs_.find(layer); it != preflight_runs_.end()) return it->second;
+    std::vector<const middleware_layer*> covering;
+    for (const layer_node* n = layer; n != nullptr && n->parent != nullptr; n = n->parent.get()) {
+      for (auto l = n->layers.rbegin(); l != n->layers.rend(); ++l) {
+        if ((*l)->preflight) covering.push_back(l->get());
+      }
+    }
+    std::pair<std::uint32_t, std::uint32_t> run{0, 0};
+    if (!covering.empty()) {
+      covering.insert(covering.end(), t_.chain.rend() - t_.router_chain_size, t_.chain.rend());
+      run = {static_cast<std::uint32_t>(t_.chain.size()), static_cast<std::uint32_t>(covering.size())};
+      t_.chain.insert(t_.chain.end(), covering.rbegin(), covering.rend());
+    }
+    preflight_runs_[layer] = run;
+    return run;
+  }
+
  private:
   route_table& t_;
   std::unordered_map<const layer_node*, std::pair<std::uint32_t, std::uint32_t>> runs_;
+  std::unordered_map<const layer_node*, std::pair<std::uint32_t, std::uint32_t>> preflight_runs_;
 };
 
 }  // namespace
@@ -140,7 +169,7 @@ std::unique_ptr<const route_table> route_table::build(const router_state& state)
     }
     t->entries.push_back(route_entry{def->handler.get(), def.get(), def->pattern,
                                      static_cast<std::uint32_t>(def->arg_offset), names_begin, begin, size});
-    insert(root, *def, entry);
+    insert(root, *def, entry, chains.preflight_run_for(def->layer.get()));
     t->max_depth = std::max(t->max_depth, def->compiled.segments.size());
     t->all_methods |= method_bit(def->method);
     if (!def->name.empty()) t->names.emplace_back(def->name, def.get());

@@ -71,6 +71,10 @@ struct trie_node {
   std::uint32_t rest = no_index;  // catch-all child: a leaf that takes the remainder
   std::uint16_t methods = 0;      // method_bit() of every route ending here
   std::array<std::uint32_t, method_count> routes;
+  // An automatic OPTIONS here runs chain[preflight_begin, +preflight_size):
+  // the router's layers and the preflight layers of a route's scope (0: none).
+  std::uint32_t preflight_begin = 0;
+  std::uint32_t preflight_size = 0;
 };
 
 struct route_table {

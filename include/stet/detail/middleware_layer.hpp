@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <type_traits>
 
 namespace stet::detail {
 
@@ -14,6 +15,15 @@ namespace stet::detail {
 struct middleware_layer {
   std::function<std::optional<response>(request&)> before;
   std::function<void(request&, response&)> after;
+  /// Also wraps the router's automatic OPTIONS answer on the paths of its
+  /// scope's routes (stet::cors answers CORS preflights there).
+  bool preflight = false;
+};
+
+/// A middleware object that declares `static constexpr bool answers_preflight = true`.
+template <class M>
+concept preflight_middleware = requires {
+  requires std::remove_cvref_t<M>::answers_preflight;
 };
 
 }  // namespace stet::detail
