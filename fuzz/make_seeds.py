@@ -83,6 +83,10 @@ BAD = {
     "SpaceBeforeChunkSize": CHUNKED_POST + b" 3\r\nabc\r\n0\r\n\r\n",
     "ChunkLongerThanItsSize": CHUNKED_POST + b"3\r\nabcX\r\n0\r\n\r\n",
     "ChunkWithoutCrlf": CHUNKED_POST + b"3\r\nabc0\r\n\r\n",
+    "ChunkExtensionWithoutValue": CHUNKED_POST + b"3;a=;b\r\nabc\r\n0\r\n\r\n",
+    "ChunkExtensionWithoutName": CHUNKED_POST + b"3;a=b;;c\r\nabc\r\n0\r\n\r\n",
+    "ChunkExtensionUnterminatedQuote": CHUNKED_POST + b"3;a=\"b\r\nabc\r\n0\r\n\r\n",
+    "ChunkExtensionControlByte": CHUNKED_POST + b"3;a=\"b\x7f\"\r\nabc\r\n0\r\n\r\n",
     "TransferEncodingNotEndingInChunked": post_with(b"Transfer-Encoding: gzip\r\n", b"abc"),
     "ChunkedNotLast": post_with(b"Transfer-Encoding: chunked, gzip\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
     "ChunkedTwice": post_with(b"Transfer-Encoding: chunked, chunked\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
@@ -108,6 +112,11 @@ GOOD = {
     "http10_keep_alive": b"GET /plaintext HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" + get(b"/plaintext"),
     "http12": b"GET /plaintext HTTP/1.2\r\nHost: a\r\n\r\n",
     "connection_close": get(b"/plaintext", b"Connection: close\r\n") + get(b"/plaintext"),
+    "connection_close_tab": get(b"/plaintext", b"Connection: close\t\r\n") + get(b"/plaintext"),
+    "connection_keep_alive_close": get(b"/plaintext", b"Connection: keep-alive,\tCLOSE\r\n") + get(b"/plaintext"),
+    "connection_closed_token": get(b"/plaintext", b"Connection: closed\r\n") + get(b"/plaintext"),
+    "http10_keep_alive_tab": b"GET /plaintext HTTP/1.0\r\nConnection: keep-alive\t\r\n\r\n" + get(b"/plaintext"),
+    "upgrade_tab": get(b"/plaintext", b"Connection: upgrade\t\r\nUpgrade: websocket\r\n") + get(b"/plaintext"),
     "absolute_form": b"GET http://a/plaintext HTTP/1.1\r\nHost: a\r\n\r\n",
     "options_star": b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n",
     "options_path": b"OPTIONS /echo HTTP/1.1\r\nHost: a\r\n\r\n",
@@ -120,6 +129,7 @@ GOOD = {
     "echo_empty": post(b"/echo", b""),
     "echo_chunked": CHUNKED_POST + chunk(b"hel") + chunk(b"lo") + b"0\r\n\r\n",
     "echo_chunked_ext_trailer": CHUNKED_POST + b"3;a=b\r\nabc\r\n0\r\nX-T: 1\r\n\r\n",
+    "echo_chunked_ext_list": CHUNKED_POST + b"3;a=b;c=d;e\r\nabc\r\n0;f=\"g;h\";i=j\r\n\r\n",
     "expect_continue": post(b"/echo", b"abc", b"Expect: 100-continue\r\n"),
     "expect_continue_404": post(b"/nowhere", b"abc", b"Expect: 100-continue\r\n"),
     "expect_other": post(b"/echo", b"abc", b"Expect: something\r\n"),
@@ -178,6 +188,13 @@ CHUNKED = {
     "empty": b"0\r\n\r\n",
     "extensions": b"3;name=value;x\r\nabc\r\n0;last\r\n\r\n",
     "quoted_extension": b'3;name="a b"\r\nabc\r\n0\r\n\r\n',
+    "extension_token_list": b"3;a=b;c=d\r\nabc\r\n2;a=b;c\r\nde\r\n0;x=y;z;w=v\r\n\r\n",
+    "extension_mixed_list": b'3;a="x;y";b=c;d\r\nabc\r\n0;e=f;g=""\r\n\r\n',
+    "extension_bytewise_list": b"3;a=b;c=d;e\r\nabc\r\n0\r\n\r\n",
+    "bad_extension_empty_value": b"3;a=;b\r\nabc\r\n0\r\n\r\n",
+    "bad_extension_empty_name": b"3;a=b;;c\r\nabc\r\n0\r\n\r\n",
+    "bad_extension_trailing_semicolon": b"3;a=b;\r\nabc\r\n0\r\n\r\n",
+    "bad_extension_quote_in_token": b'3;a=b"c"\r\nabc\r\n0\r\n\r\n',
     "trailers": chunk(b"abc") + b"0\r\nX-Trailer: 1\r\nX-Other: 2\r\n\r\n",
     "uppercase_hex": b"A\r\n0123456789\r\n0\r\n\r\n",
     "leading_zeros": b"0003\r\nabc\r\n0\r\n\r\n",
@@ -192,7 +209,7 @@ CHUNKED = {
 for name in ("NonHexChunkSize", "NegativeChunkSize", "OverflowingChunkSize", "SpaceBeforeChunkSize",
              "ChunkLongerThanItsSize", "ChunkWithoutCrlf"):
     CHUNKED["bad_" + name] = BAD[name][len(CHUNKED_POST):]
-CHUNKED = {name: (BYTEWISE if name.startswith("bytewise") else ONE_PIECE) + raw for name, raw in CHUNKED.items()}
+CHUNKED = {name: (BYTEWISE if "bytewise" in name else ONE_PIECE) + raw for name, raw in CHUNKED.items()}
 
 PATHS = [b"/", b"/index.html", b"/sub/b.css", b"/sub/", b"/a%20b.txt", b"/caf%C3%A9", b"/.hidden", b"/.well-known/x",
          b"/../etc/passwd", b"/a/../../b", b"/%2e%2e/x", b"/%2E%2e%2fetc", b"/a%2fb", b"/a%5cb", b"/a\\b",
@@ -233,7 +250,7 @@ CORPORA = {"request_path": REQUEST_PATH, "chunked": CHUNKED, "safe_path": SAFE_P
 
 
 def main():
-    assert len(BAD) == 54, len(BAD)
+    assert len(BAD) == 58, len(BAD)
     for target, seeds in CORPORA.items():
         directory = HERE / "corpus" / target
         directory.mkdir(parents=True, exist_ok=True)
