@@ -40,4 +40,15 @@ bool valid_host(std::string_view host) noexcept {
   return port.size() <= 5;
 }
 
+std::optional<std::uint16_t> parse_port(std::string_view digits) noexcept {
+  if (digits.empty() || digits.size() > 5) return std::nullopt;
+  unsigned value = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<unsigned>(c - '0');
+  }
+  if (value > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(value);
+}
+
 }  // namespace stet::detail

@@ -1,5 +1,7 @@
 #include "net/proxy_protocol.hpp"
 
+#include "http/host_syntax.hpp"
+
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -55,18 +57,6 @@ bool starts_like(std::string_view s, std::string_view whole) noexcept {
   return s.substr(0, n) == whole.substr(0, n);
 }
 
-// A v1 port: 1 to 5 decimal digits, at most 65535.
-std::optional<std::uint16_t> v1_port(std::string_view s) noexcept {
-  if (s.empty() || s.size() > 5) return std::nullopt;
-  unsigned value = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + static_cast<unsigned>(c - '0');
-  }
-  if (value > 65535) return std::nullopt;
-  return static_cast<std::uint16_t>(value);
-}
-
 // "PROXY TCP4 src dst sport dport" (no CRLF): exactly single spaces between
 // exactly six words, the addresses of the protocol's family.
 proxy_header parse_v1_line(std::string_view line, std::size_t consumed) noexcept {
@@ -88,8 +78,8 @@ proxy_header parse_v1_line(std::string_view line, std::size_t consumed) noexcept
     const bool v6_text = text.find(':') != std::string_view::npos;
     return v6_text == tcp4 ? endpoint() : endpoint::parse(text, port);
   };
-  const std::optional<std::uint16_t> source_port = v1_port(word[4]);
-  const std::optional<std::uint16_t> destination_port = v1_port(word[5]);
+  const std::optional<std::uint16_t> source_port = parse_port(word[4]);
+  const std::optional<std::uint16_t> destination_port = parse_port(word[5]);
   if (!source_port || !destination_port) return invalid(1, "a v1 port that is not 0 to 65535");
   const endpoint source = address(word[2], *source_port);
   const endpoint destination = address(word[3], *destination_port);

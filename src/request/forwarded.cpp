@@ -26,17 +26,6 @@ struct forwarded_element {
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 constexpr bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-std::optional<std::uint16_t> parse_port(std::string_view s) noexcept {
-  if (s.empty() || s.size() > 5) return std::nullopt;
-  unsigned value = 0;
-  for (char c : s) {
-    if (!is_digit(c)) return std::nullopt;
-    value = value * 10 + static_cast<unsigned>(c - '0');
-  }
-  if (value > 65535) return std::nullopt;
-  return static_cast<std::uint16_t>(value);
-}
-
 // RFC 7239 6.3: obfnode / obfport = "_" 1*( ALPHA / DIGIT / "." / "_" / "-" ).
 bool is_obfuscated(std::string_view s) noexcept {
   if (s.size() < 2 || s.front() != '_') return false;
@@ -100,6 +89,8 @@ node parse_forwarded_node(std::string_view s) noexcept {
 // An X-Forwarded-For entry: IPv4 or IPv6, bracketed or not, with a port only
 // after IPv4 or brackets ("192.0.2.1:80", "[2001:db8::1]:80"). Nothing else.
 node parse_x_forwarded_node(std::string_view s) noexcept {
+  // endpoint::parse() reads text up to a NUL; an address holds none of these bytes.
+  if (s.find_first_not_of("0123456789abcdefABCDEF:.[]") != std::string_view::npos) return {};
   if (!s.empty() && s.front() == '[') {
     std::string_view after;
     const std::optional<stet::endpoint> ip = bracketed(s, after);

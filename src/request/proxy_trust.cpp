@@ -69,7 +69,9 @@ std::optional<std::string_view> proxy_trust::add(std::string_view entry) {
   if (entry.empty()) return "empty entry";
   const std::size_t slash = entry.find('/');
   const std::string_view address_text = entry.substr(0, slash);
-  const stet::endpoint address = stet::endpoint::parse(address_text);
+  // endpoint::parse() reads text up to a NUL; an address holds none of the other bytes.
+  const bool address_bytes = address_text.find_first_not_of("0123456789abcdefABCDEF:.") == std::string_view::npos;
+  const stet::endpoint address = address_bytes ? stet::endpoint::parse(address_text) : stet::endpoint();
   if (!address.is_ip()) return "not an IPv4 or IPv6 address, a CIDR or \"unix\"";
   // endpoint::parse() turns ::ffff:a.b.c.d into IPv4; the entry's width is how it was written.
   const bool v6 = address_text.find(':') != std::string_view::npos;

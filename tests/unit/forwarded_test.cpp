@@ -176,6 +176,23 @@ TEST(Forwarded, GarbageWhereTheClientShouldBeGivesThePeer) {
   }
 }
 
+// Found by fuzzing (forwarded_fuzz): endpoint::parse() reads its text up to a
+// NUL, so "10.0.0.5\0x" was a trusted address to one reading and garbage to another.
+TEST(Forwarded, ANulMakesAnEntryGarbage) {
+  check({"NUL after a trusted hop",
+         {{"X-Forwarded-For", std::string("198.51.100.7, 10.0.0.5\0x", 24)}},
+         proxy,
+         "http",
+         "origin.example",
+         peer_source});
+  check({"NUL after the client",
+         {{"X-Forwarded-For", std::string("198.51.100.7\0, 10.0.0.5", 23)}},
+         proxy,
+         "http",
+         "origin.example",
+         peer_source});
+}
+
 TEST(Forwarded, XForwardedProtoAndHostMatchTheChosenHop) {
   const origin_case cases[] = {
       {"proto and host",

@@ -119,6 +119,12 @@ TEST(ProxyTrust, RefusesBadEntriesSayingWhy) {
   }
 }
 
+TEST(ProxyTrust, ANulIsNoPartOfAnAddress) {
+  const auto r = proxy_trust::compile(std::vector<std::string>{std::string("10.0.0.1\0/8", 11)});
+  ASSERT_TRUE(r.error);
+  EXPECT_EQ(r.error->reason, "not an IPv4 or IPv6 address, a CIDR or \"unix\"");
+}
+
 TEST(ProxyTrust, ErrorMessageNamesTheEntry) {
   const auto r = proxy_trust::compile(std::vector<std::string>{"10.0.0.0/8", "::1", "10.0.0.0/33"});
   ASSERT_TRUE(r.error);
