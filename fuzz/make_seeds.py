@@ -245,8 +245,70 @@ for i, (m, path) in enumerate(ROUTES):
     ROUTER["route_%02d_%s" % (i, m)] = bytes([METHODS[m] | 0x80]) + path
     ROUTER["route_%02d_%s_plain" % (i, m)] = bytes([METHODS[m]]) + path
 
+# forwarded_fuzz: a peer selector (0 trusted IPv4, 1 trusted IPv6, 2 unix, 3 and
+# 4 untrusted), then lines whose first byte names the field (F Forwarded,
+# X X-Forwarded-For, P X-Forwarded-Proto, H X-Forwarded-Host).
+FORWARDED_LINES = {
+    "xff_one": b"X198.51.100.7",
+    "xff_spoofed": b"X6.6.6.6, 198.51.100.7, 10.0.0.5",
+    "xff_all_trusted": b"X10.0.0.3, 10.0.0.4",
+    "xff_fields": b"X6.6.6.6\nX198.51.100.7,10.0.0.2\nPhttps\nHshop.example",
+    "xff_ports": b"X[2001:db8::7]:4711, 198.51.100.7:80",
+    "xff_garbage": b"X198.51.100.7, garbage",
+    "xff_aligned": b"X198.51.100.7, 10.0.0.5\nPhttps, http\nHa.example, b.internal",
+    "proto_only": b"PHTTPS",
+    "fwd_simple": b"Ffor=198.51.100.7;proto=https;host=shop.example",
+    "fwd_ipv6": b'Ffor="[2001:db8:cafe::17]:4711";proto=http',
+    "fwd_hidden": b"Ffor=_hidden, for=10.0.0.9",
+    "fwd_unknown": b'Ffor="unknown:_p";host="a.example:8443"',
+    "fwd_chain": b"Ffor=6.6.6.6;host=evil\nFfor=198.51.100.7;host=good, for=10.0.0.4;proto=http",
+    "fwd_extensions": b'Ffor=198.51.100.7;by="[2001:db8::1]:80";ext="a\\"b,c";x=y',
+    "fwd_ows": b"F for=198.51.100.7 ;\tproto=https ,,for=10.0.0.2 ",
+    "fwd_over_xff": b"X203.0.113.1\nFfor=198.51.100.7",
+    "fwd_bad_unquoted_v6": b"Ffor=[2001:db8::1]\nX203.0.113.1",
+    "fwd_bad_unterminated": b'Ffor="198.51.100.7',
+    "fwd_bad_duplicate": b"Ffor=1.2.3.4;for=5.6.7.8",
+}
+FORWARDED = {}
+for name, lines in FORWARDED_LINES.items():
+    FORWARDED[name] = b"\x00" + lines
+    FORWARDED[name + "_untrusted"] = b"\x03" + lines
+FORWARDED["unix_peer"] = b"\x02" + FORWARDED_LINES["xff_fields"]
+FORWARDED["ipv6_peer"] = b"\x01" + FORWARDED_LINES["fwd_simple"]
+
+
+def v2(command, family, body):
+    return b"\r\n\r\n\x00\r\nQUIT\n" + bytes([0x20 | command, family]) + len(body).to_bytes(2, "big") + body
+
+
+INET = bytes([192, 0, 2, 1, 198, 51, 100, 2]) + (56324).to_bytes(2, "big") + (443).to_bytes(2, "big")
+INET6 = bytes.fromhex("20010db8000000000000000000000001" "20010db8000000000000000000000002") + b"\x00\x01\xff\xff"
+UNIX = b"/run/client.sock".ljust(108, b"\x00") + b"/run/stet.sock".ljust(108, b"\x00")
+REQUEST = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"
+PROXY_PROTOCOL = {
+    "v1_tcp4": b"PROXY TCP4 192.0.2.1 198.51.100.2 56324 443\r\n" + REQUEST,
+    "v1_tcp6": b"PROXY TCP6 2001:db8::1 2001:db8::2 1 65535\r\n" + REQUEST,
+    "v1_tcp6_mapped": b"PROXY TCP6 ::ffff:192.0.2.1 ::1 0 80\r\n",
+    "v1_unknown": b"PROXY UNKNOWN\r\n" + REQUEST,
+    "v1_unknown_addresses": b"PROXY UNKNOWN ffff::1 ffff::2 1 2\r\n",
+    "v1_longest": b"PROXY UNKNOWN " + b"x" * 91 + b"\r\n",
+    "v2_inet": v2(1, 0x11, INET) + REQUEST,
+    "v2_inet6": v2(1, 0x21, INET6),
+    "v2_unix": v2(1, 0x31, UNIX),
+    "v2_unspec": v2(1, 0x00, b""),
+    "v2_local": v2(0, 0x11, INET) + REQUEST,
+    "v2_tlvs": v2(1, 0x11, INET + b"\x01\x00\x02h2" + b"\x02\x00\x0bexample.com" + b"\x04\x00\x00"),
+    "bad_http": REQUEST,
+    "bad_v1_lf": b"PROXY TCP4 192.0.2.1 198.51.100.2 1 2\n",
+    "bad_v1_family": b"PROXY TCP4 2001:db8::1 198.51.100.2 1 2\r\n",
+    "bad_v2_version": b"\r\n\r\n\x00\r\nQUIT\n\x11\x11\x00\x0c" + INET,
+    "bad_v2_dgram": v2(1, 0x12, INET),
+    "bad_v2_short": v2(1, 0x21, INET6[:35]),
+    "bad_v2_tlv": v2(1, 0x11, INET + b"\x01\x00\x05abc"),
+}
+
 CORPORA = {"request_path": REQUEST_PATH, "chunked": CHUNKED, "safe_path": SAFE_PATH, "cookie": COOKIE, "form": FORM,
-           "router": ROUTER}
+           "router": ROUTER, "forwarded": FORWARDED, "proxy_protocol": PROXY_PROTOCOL}
 
 
 def main():

@@ -21,8 +21,9 @@ export CCACHE_DIR="${CCACHE_DIR:-$root/.cache/ccache}"
 declare -A dict=(
   [request_path]=http.dict [chunked]=http.dict
   [safe_path]=url.dict [router]=url.dict [form]=url.dict [cookie]=url.dict
+  [forwarded]=forwarded.dict [proxy_protocol]=proxy_protocol.dict
 )
-all_targets=(request_path chunked safe_path router cookie form)
+all_targets=(request_path chunked safe_path router cookie form forwarded proxy_protocol)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
