@@ -5,6 +5,12 @@ find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS headers)
 find_package(simdjson 3 REQUIRED CONFIG)
 find_package(fmt 9 REQUIRED CONFIG)
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+# Compression (response bodies, request bodies): zlib and zstd ship CMake
+# support (FindZLIB, zstdConfig); brotli only a pkg-config file.
+find_package(ZLIB REQUIRED)
+find_package(zstd REQUIRED CONFIG)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(STET_BROTLI REQUIRED IMPORTED_TARGET GLOBAL libbrotlienc libbrotlidec)
 
 # llhttp: prefer a system libllhttp when one is installed, otherwise compile the
 # three C files that Debian's node-llhttp ships into a static library.

@@ -307,8 +307,132 @@ PROXY_PROTOCOL = {
     "bad_v2_tlv": v2(1, 0x11, INET + b"\x01\x00\x05abc"),
 }
 
+
+def mp_part(headers, data):
+    return b"--fz\r\n" + headers + b"\r\n" + data + b"\r\n"
+
+
+def mp_field(name, value):
+    return mp_part(b'Content-Disposition: form-data; name="' + name + b'"\r\n', value)
+
+
+MP_END = b"--fz--\r\n"
+MP_FILE = mp_part(b'Content-Disposition: form-data; name="f"; filename="a.bin"\r\nContent-Type: x/y\r\n',
+                  bytes(range(256)) + b"\r\n--f\r\n-\r\r\n--fy\r")
+MULTIPART_BODIES = {
+    "simple": mp_field(b"a", b"1") + MP_END,
+    "several": mp_field(b"title", b"Hello") + mp_field(b"empty", b"") + MP_FILE + mp_field(b"n", b"x\r\ny") + MP_END,
+    "preamble_epilogue": b"preamble\r\n" + mp_field(b"a", b"1") + MP_END + b"epilogue --fz\r\n",
+    "padding": b"--fz \t\r\n" + b'Content-Disposition: form-data; name=a\r\n\r\n1\r\n--fz--  \r\n',
+    "no_parts": MP_END,
+    "filename_star": mp_part(b"Content-Disposition: form-data; name=f; filename*=UTF-8''%E2%82%AC%2F..%2Fx.txt\r\n",
+                             b"z") + MP_END,
+    "filename_paths": mp_part(b'Content-Disposition: form-data; name=f; filename="..\\..\\C:\\x/../.hidden"\r\n',
+                              b"z") + MP_END,
+    "quoted_escapes": mp_part(b'Content-Disposition: form-data; name="a \\"b\\""; filename="q\\\\r"\r\n', b"")
+                      + MP_END,
+    "many_parts": b"".join(mp_field(b"f%d" % i, b"v") for i in range(9)) + MP_END,
+    "long_header": mp_part(b"Content-Disposition: form-data; name=a\r\nX: " + b"h" * 600 + b"\r\n", b"") + MP_END,
+    "long_part": mp_field(b"a", b"d" * 5000) + MP_END,
+    "no_name": mp_part(b"Content-Type: text/plain\r\n", b"x") + MP_END,
+    "bare_lf": b"--fz\nContent-Disposition: form-data; name=a\n\n1\n--fz--\n",
+    "truncated": mp_field(b"a", b"1"),
+    "bad_after_boundary": mp_field(b"a", b"1") + b"--fzx\r\n",
+}
+MULTIPART = {}
+for name, body in MULTIPART_BODIES.items():
+    MULTIPART[name] = ONE_PIECE + body
+    MULTIPART[name + "_bytewise"] = BYTEWISE + body
+    MULTIPART[name + "_sevens"] = SEVEN + body
+
+
+# websocket_frame: byte 0 the setup (1 deflate, 2 small limits, 4 built frames,
+# 8 decompressor resets), byte 1 the cut plan's size, the plan, then the
+# stream (see fuzz/websocket_frame_fuzz.cpp).
+WS_MASK = b"\x37\xfa\x21\x3d"
+
+
+def ws_frame(first, payload, mask=WS_MASK, form=None):
+    n = len(payload)
+    bit = 0x80 if mask else 0
+    if form == 64 or (form is None and n > 0xffff):
+        head = bytes([first, bit | 127]) + n.to_bytes(8, "big")
+    elif form == 16 or (form is None and n >= 126):
+        head = bytes([first, bit | 126]) + n.to_bytes(2, "big")
+    else:
+        head = bytes([first, bit | n])
+    if not mask:
+        return head + payload
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def ws_close(code, reason=b""):
+    return ws_frame(0x88, code.to_bytes(2, "big") + reason)
+
+
+def ws(setup, stream, plan=b""):
+    return bytes([setup, len(plan)]) + plan + stream
+
+
+def ws_built(setup, frames, plan=b""):
+    spec = b"".join(bytes([first, len(p) if len(p) < 127 else 127]) + (len(p).to_bytes(2, "big") if len(p) >= 127 else b"") + p
+                    for first, p in frames)
+    return ws(setup | 4, spec, plan)
+
+
+HELLO_DEFLATED = bytes([0xf2, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00])
+WS_FRAGMENTS = (ws_frame(0x01, b"Hel") + ws_frame(0x89, b"ping") + ws_frame(0x00, b"lo, ") +
+                ws_frame(0x8a, b"") + ws_frame(0x80, b"world"))
+WEBSOCKET_FRAME = {
+    "text": ws(0, ws_frame(0x81, b"Hello")),
+    "text_bytewise": ws(0, ws_frame(0x81, b"Hello"), b"\x00"),
+    "binary_126": ws(0, ws_frame(0x82, bytes(range(126)))),
+    "binary_1000_sevens": ws(0, ws_frame(0x82, b"x" * 1000), b"\x06"),
+    "every_kind": ws(0, ws_frame(0x81, b"t") + ws_frame(0x82, b"\x00\xff") + ws_frame(0x89, b"p") +
+                     ws_frame(0x8a, b"q") + ws_close(1000, b"bye")),
+    "fragments_with_controls": ws(0, WS_FRAGMENTS),
+    "fragments_with_controls_cut": ws(0, WS_FRAGMENTS, b"\x00\x02\x05"),
+    "utf8_split_4byte": ws(0, ws_frame(0x01, b"a\xf0\x9f") + ws_frame(0x80, b"\x98\x80b"), b"\x03"),
+    "utf8_invalid_split": ws(0, ws_frame(0x01, b"a\xe2") + ws_frame(0x80, b"(b")),
+    "utf8_truncated_end": ws(0, ws_frame(0x81, b"\xe2\x82")),
+    "surrogate": ws(0, ws_frame(0x81, b"\xed\xa0\x80")),
+    "unmasked": ws(0, ws_frame(0x81, b"Hello", mask=None)),
+    "reserved_opcode": ws(0, ws_frame(0x83, b"")),
+    "rsv2": ws(0, ws_frame(0xa1, b"x")),
+    "long_ping": ws(0, ws_frame(0x89, b"p" * 126)),
+    "fragmented_ping": ws(0, ws_frame(0x09, b"")),
+    "nonminimal_16": ws(0, ws_frame(0x82, b"abc", form=16)),
+    "nonminimal_64": ws(0, ws_frame(0x82, b"abc", form=64)),
+    "length_64_head": ws(0, bytes([0x82, 0xff, 0, 0, 0, 1, 0, 0, 0, 0]) + WS_MASK),
+    "length_64_top_bit": ws(0, bytes([0x82, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 0]) + WS_MASK),
+    "oversize_small": ws(2, ws_frame(0x02, b"x" * 150) + ws_frame(0x80, b"y" * 160)),
+    "continuation_first": ws(0, ws_frame(0x80, b"x")),
+    "data_inside_fragments": ws(0, ws_frame(0x01, b"a") + ws_frame(0x81, b"b")),
+    "close_empty": ws(0, ws_frame(0x88, b"")),
+    "close_one_byte": ws(0, ws_frame(0x88, b"\x03")),
+    "close_1005": ws(0, ws_close(1005)),
+    "close_4999_reason": ws(0, ws_close(4999, b"caf\xc3\xa9")),
+    "close_then_junk": ws(0, ws_close(1001) + b"\xff\xff\xff"),
+    "deflate_hello": ws(1, ws_frame(0xc1, HELLO_DEFLATED)),
+    "deflate_hello_fragmented": ws(1, ws_frame(0x41, HELLO_DEFLATED[:3]) + ws_frame(0x80, HELLO_DEFLATED[3:]), b"\x00"),
+    "deflate_takeover": ws(1, ws_frame(0xc1, HELLO_DEFLATED) + ws_frame(0xc1, bytes([0xf2, 0x00, 0x11, 0x00, 0x00]))),
+    "deflate_bfinal": ws(1, ws_frame(0xc1, bytes([0xf3, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00, 0x00])) +
+                         ws_frame(0xc1, bytes([0xf2, 0x00, 0x11, 0x00, 0x00]))),
+    "deflate_stored": ws(9, ws_frame(0xc1, bytes([0x00, 0x05, 0x00, 0xfa, 0xff]) + b"Hello" + b"\x00")),
+    "deflate_empty": ws(1, ws_frame(0xc1, b"\x00")),
+    "deflate_without_agreement": ws(0, ws_frame(0xc1, HELLO_DEFLATED)),
+    "built_simple": ws_built(0, [(0x81, b"one"), (0x82, b"\x00two"), (0x81, b"three" * 40)], b"\x04"),
+    "built_fragments": ws_built(0, [(0x01, b"frag"), (0x89, b"ping"), (0x80, b"ment")]),
+    "built_deflate": ws_built(1, [(0xc1, b"compressed " * 30), (0xc2, bytes(range(256)) * 2), (0x81, b"plain")],
+                              b"\x02\x10"),
+    "built_deflate_fragments": ws_built(1, [(0x41, b"first part "), (0x00, b"raw"), (0x80, b"end")]),
+    "built_small_limits": ws_built(2, [(0x81, b"a" * 64), (0x81, b"b" * 65), (0x02, b"c" * 150), (0x80, b"d" * 151)]),
+    "built_unmasked": bytes([4, 0, 0x81, 0x83]) + b"abc",
+}
+
 CORPORA = {"request_path": REQUEST_PATH, "chunked": CHUNKED, "safe_path": SAFE_PATH, "cookie": COOKIE, "form": FORM,
-           "router": ROUTER, "forwarded": FORWARDED, "proxy_protocol": PROXY_PROTOCOL}
+           "router": ROUTER, "multipart": MULTIPART, "websocket_frame": WEBSOCKET_FRAME, "forwarded": FORWARDED,
+           "proxy_protocol": PROXY_PROTOCOL}
 
 
 def main():

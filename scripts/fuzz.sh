@@ -21,9 +21,11 @@ export CCACHE_DIR="${CCACHE_DIR:-$root/.cache/ccache}"
 declare -A dict=(
   [request_path]=http.dict [chunked]=http.dict
   [safe_path]=url.dict [router]=url.dict [form]=url.dict [cookie]=url.dict
+  [accept_encoding]=accept_encoding.dict [multipart]=multipart.dict [websocket_frame]=websocket.dict
   [forwarded]=forwarded.dict [proxy_protocol]=proxy_protocol.dict
 )
-all_targets=(request_path chunked safe_path router cookie form forwarded proxy_protocol)
+all_targets=(request_path chunked safe_path router cookie form accept_encoding multipart websocket_frame forwarded
+             proxy_protocol)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do
@@ -65,7 +67,7 @@ for t in "${targets[@]}"; do
   cov="$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")"
   ft="$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")"
   corp="$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<<"$last")"
-  summary+=("$(printf '%-13s %5ss %10s execs %7s/s  cov %5s  ft %6s  corpus %5s  exit %s' \
+  summary+=("$(printf '%-15s %5ss %10s execs %7s/s  cov %5s  ft %6s  corpus %5s  exit %s' \
       "$t" "$seconds" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$status")")
   if [ -n "${FUZZ_KEEP_CORPUS:-}" ]; then
     mkdir -p "$FUZZ_KEEP_CORPUS/$t"

@@ -1,7 +1,13 @@
 #include "cli.hpp"
 
 #include <fmt/core.h>
+
+#include <array>
 #include <charconv>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <limits>
 
 namespace stet_server {
 namespace {
@@ -16,16 +22,94 @@ std::optional<Number> parse_number(std::string_view text, Number low, Number hig
 
 parse_outcome error(std::string text) { return {std::nullopt, fmt::format("stet-server: {}\n{}", text, usage()), 2}; }
 
+// A limit or timeout of stet::server_options, set from a non-negative integer.
+struct number_flag {
+  std::string_view name;
+  std::string_view help;
+  std::uint64_t low;
+  std::uint64_t high;
+  void (*set)(stet::server_options&, std::uint64_t);
+  std::uint64_t (*get)(const stet::server_options&);
+};
+
+using so = stet::server_options;
+constexpr std::uint64_t max_bytes = std::uint64_t{1} << 40;
+constexpr std::uint64_t max_ms = 24ull * 3600 * 1000;
+
+template <auto member>
+void set_size(stet::server_options& o, std::uint64_t v) {
+  o.*member = static_cast<std::size_t>(v);
+}
+template <auto member>
+std::uint64_t get_size(const stet::server_options& o) {
+  return o.*member;
+}
+template <auto member>
+void set_ms(stet::server_options& o, std::uint64_t v) {
+  o.*member = std::chrono::milliseconds(v);
+}
+template <auto member>
+std::uint64_t get_ms(const stet::server_options& o) {
+  return static_cast<std::uint64_t>((o.*member).count());
+}
+// One row per limit: where it goes, the flag, what it limits, its range.
+template <auto member>
+constexpr number_flag size_flag(std::string_view name, std::string_view help, std::uint64_t low, std::uint64_t high) {
+  return {name, help, low, high, set_size<member>, get_size<member>};
+}
+template <auto member>
+constexpr number_flag ms_flag(std::string_view name, std::string_view help, std::uint64_t low, std::uint64_t high) {
+  return {name, help, low, high, set_ms<member>, get_ms<member>};
+}
+
+constexpr std::array number_flags = {
+    size_flag<&so::max_connections>("--max-connections", "connections open at once", 1, 10'000'000),
+    size_flag<&so::max_header_bytes>("--max-header-bytes", "request line + headers (431)", 256, max_bytes),
+    size_flag<&so::max_target_bytes>("--max-target-bytes", "request-target (414)", 16, max_bytes),
+    size_flag<&so::max_header_count>("--max-header-count", "header fields (431)", 1, 100'000),
+    size_flag<&so::max_body_bytes>("--max-body-bytes", "request body (413)", 0, max_bytes),
+    size_flag<&so::max_requests_per_connection>("--max-requests-per-connection", "then close; 0: no limit", 0,
+                                                max_bytes),
+    size_flag<&so::max_pipeline_output_bytes>("--max-pipeline-output-bytes", "queued output before parsing pauses", 1,
+                                              max_bytes),
+    ms_flag<&so::header_timeout>("--header-timeout-ms", "first byte -> complete head (408)", 1, max_ms),
+    ms_flag<&so::idle_timeout>("--idle-timeout-ms", "keep-alive wait for the next request", 1, max_ms),
+    ms_flag<&so::body_timeout>("--body-timeout-ms", "longest pause between body reads (408)", 1, max_ms),
+    ms_flag<&so::write_timeout>("--write-timeout-ms", "longest wait for a write to progress", 1, max_ms),
+    ms_flag<&so::linger_timeout>("--linger-timeout-ms", "reading leftovers before closing", 0, max_ms),
+    ms_flag<&so::drain_timeout>("--drain-timeout-ms", "graceful stop: in-flight requests get this long", 0, max_ms),
+    ms_flag<&so::handler_timeout>("--handler-timeout-ms", "an asynchronous handler's longest wait (503)", 1, max_ms),
+    number_flag{"--backlog", "listen(2) backlog", 1, 1'000'000,
+                [](so& o, std::uint64_t v) { o.backlog = static_cast<int>(v); },
+                [](const so& o) { return static_cast<std::uint64_t>(o.backlog); }},
+};
+
+const number_flag* find_number_flag(std::string_view flag) {
+  for (const number_flag& f : number_flags) {
+    if (f.name == flag) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string usage() {
-  return "usage: stet-server [--host 127.0.0.1] [--port 8080] [--threads N] [--static DIR]\n"
-         "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
-         "                   [--no-access-log] [--access-log FILE] [--help]\n";
+  std::string text =
+      "usage: stet-server [--host 127.0.0.1] [--port 8080] [--threads N] [--reuse-port] [--static DIR]\n"
+      "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
+      "                   [--no-access-log] [--access-log FILE] [--help]\n"
+      "limits and timeouts (defaults are the library's):\n";
+  const stet::server_options defaults;
+  for (const number_flag& f : number_flags) {
+    text += fmt::format("  {:<32} {} (default {})\n", fmt::format("{} N", f.name), f.help, f.get(defaults));
+  }
+  return text;
 }
 
 parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
   options o;
+  o.server.host = "127.0.0.1";
+  o.server.port = 8080;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view flag = args[i];
     if (flag == "--help" || flag == "-h") return {std::nullopt, usage(), 0};
@@ -33,23 +117,32 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       o.access_log = false;
       continue;
     }
-    const bool takes_value = flag == "--host" || flag == "--port" || flag == "--threads" || flag == "--static" ||
-                             flag == "--static-prefix" || flag == "--static-revalidate-ms" || flag == "--secret" ||
-                             flag == "--access-log";
+    if (flag == "--reuse-port") {
+      o.server.reuse_port = true;
+      continue;
+    }
+    const number_flag* limit = find_number_flag(flag);
+    const bool takes_value = limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" ||
+                             flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
+                             flag == "--secret" || flag == "--access-log";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
-    if (flag == "--host") {
+    if (limit != nullptr) {
+      const auto n = parse_number<std::uint64_t>(value, limit->low, limit->high);
+      if (!n) return error(fmt::format("{}: '{}' is not a number from {} to {}", flag, value, limit->low, limit->high));
+      limit->set(o.server, *n);
+    } else if (flag == "--host") {
       if (value.empty()) return error("--host needs an address");
-      o.host = value;
+      o.server.host = value;
     } else if (flag == "--port") {
       const auto port = parse_number<unsigned>(value, 0, 65535);
       if (!port) return error(fmt::format("--port: '{}' is not a port number (0-65535)", value));
-      o.port = static_cast<std::uint16_t>(*port);
+      o.server.port = static_cast<std::uint16_t>(*port);
     } else if (flag == "--threads") {
       const auto threads = parse_number<unsigned>(value, 1, 1024);
       if (!threads) return error(fmt::format("--threads: '{}' is not a thread count (1-1024)", value));
-      o.threads = *threads;
+      o.server.threads = *threads;
     } else if (flag == "--static") {
       o.static_dir = value;
     } else if (flag == "--static-prefix") {

@@ -1,6 +1,8 @@
 #pragma once
 // Command line of stet-server (the contract in DESIGN.md).
 
+#include <stet/server_options.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,9 +12,8 @@
 namespace stet_server {
 
 struct options {
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 8080;
-  unsigned threads = 0;
+  /// Host, port, threads and every limit and timeout (--max-*, --*-timeout-ms).
+  stet::server_options server;
   std::string static_dir;
   std::string static_prefix = "/static";
   unsigned static_revalidate_ms = 0;  // 0: every cache hit is checked with stat(2)

@@ -5,6 +5,7 @@
 #include <stet/stet.hpp>
 
 #include "cli.hpp"
+#include "report.hpp"
 
 #include <fmt/format.h>
 #include <openssl/rand.h>
@@ -86,6 +87,7 @@ stet::response home_page(stet::static_files& files) {
 <li><a href="/-/versions.json">/-/versions.json</a></li>
 <li><a href="/-/metrics">/-/metrics</a></li>
 <li><a href="/stream?rows=1000">/stream?rows=1000</a></li>
+<li><a href="/report.json">/report.json</a></li>
 </ul>
 </body>
 </html>
@@ -181,6 +183,7 @@ stet::router make_routes(const std::shared_ptr<stet::metrics>& metrics,
   });
   routes.get("/healthz", [](stet::request&) { return stet::response::text("ok"); });
   routes.get("/stream", csv_stream);
+  stet_server::add_report_routes(routes);
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   // A non-integer id does not match the route: 404. Written straight into the
@@ -210,14 +213,16 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  stet::server_options options;
-  options.host = o.host;
-  options.port = o.port;
-  options.threads = o.threads;
+  stet::server_options options = o.server;
   options.access_log.enabled = o.access_log;
   options.access_log.path = o.access_log_file;
   options.access_log.format = stet::access_log_format::combined;
   options.metrics = std::make_shared<stet::metrics>();
+  // The library reports; the example server chooses stderr.
+  options.error_reporter = [](const stet::server_error& e) {
+    std::fprintf(stderr, "stet-server: %.*s: %.*s\n", static_cast<int>(e.where.size()), e.where.data(),
+                 static_cast<int>(e.detail.size()), e.detail.data());
+  };
 
   std::shared_ptr<stet::static_files> files;
   try {
@@ -234,10 +239,11 @@ int main(int argc, char** argv) {
   auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{actor_secret(o.secret)}, "actor-cookie");
   stet::server server(make_routes(options.metrics, files, o.static_prefix, std::move(signer)), options);
   if (const std::error_code ec = server.start()) {
-    std::fprintf(stderr, "stet-server: cannot start on %s:%u: %s\n", o.host.c_str(), o.port, ec.message().c_str());
+    std::fprintf(stderr, "stet-server: cannot start on %s:%u: %s\n", options.host.c_str(), options.port,
+                 ec.message().c_str());
     return 1;
   }
-  std::fprintf(stderr, "stet-server: listening on http://%s:%u/\n", o.host.c_str(), server.port());
+  std::fprintf(stderr, "stet-server: listening on http://%s:%u/\n", options.host.c_str(), server.port());
 
   int received = 0;
   sigwait(&stop_signals, &received);

@@ -24,7 +24,7 @@ class endpoint {
   /// Longest address_text(): a full IPv6 address with an IPv4 tail, plus room for a NUL.
   static constexpr std::size_t max_text = 46;
 
-  endpoint() noexcept = default;
+  constexpr endpoint() noexcept = default;
   static endpoint v4(std::span<const std::uint8_t, 4> bytes, std::uint16_t port) noexcept;
   /// An IPv4-mapped address becomes v4().
   static endpoint v6(std::span<const std::uint8_t, 16> bytes, std::uint16_t port) noexcept;

@@ -45,6 +45,18 @@ enum class error {
   unsupported_media_type,  ///< 415: the Content-Type is not the one the body is read as
   invalid_json,            ///< malformed JSON, invalid UTF-8, nesting too deep, or an empty body
   too_many_form_fields,    ///< 413: more urlencoded fields than the form limit
+  // Coded request bodies (compression_settings::decode_request_bodies).
+  unsupported_content_coding,  ///< 415: a Content-Encoding stet does not decode, or more than one
+  bad_content_coding,          ///< 400: the coded body is corrupt, truncated or has trailing bytes
+  decoded_body_too_large,      ///< 413: the body decodes to more than max_decoded_body_bytes
+  // multipart/form-data bodies (multipart_parser; multipart_error says more).
+  bad_multipart_boundary,       ///< a multipart/form-data Content-Type without a valid boundary
+  bad_multipart,                ///< malformed multipart body: boundary line, part header, bare CR or LF
+  multipart_truncated,          ///< the body ended before the final boundary
+  multipart_part_without_name,  ///< a part without Content-Disposition: form-data; name="..."
+  multipart_header_too_large,   ///< 413: a part's header section over its limit
+  too_many_multipart_parts,     ///< 413: more parts than the part limit
+  multipart_part_too_large,     ///< 413: one part's data (or a collected text field) over its limit
 };
 
 /// The HTTP status a request failing with `e` is answered with (400 when no

@@ -2,6 +2,7 @@
 /// @file stet::request: a read-only view of one parsed HTTP request.
 
 #include <stet/cookies.hpp>
+#include <stet/endpoint.hpp>
 #include <stet/form.hpp>
 #include <stet/headers.hpp>
 #include <stet/json_body.hpp>
@@ -48,6 +49,9 @@ class request {
   unsigned version() const noexcept { return version_; }
   /// Whether the connection stays open after this request's response.
   bool keep_alive() const noexcept { return keep_alive_; }
+  /// The connection's peer: the socket's remote address (for a unix-domain
+  /// socket, endpoint::family::unix_socket; none for an in-memory request).
+  const endpoint& remote_endpoint() const noexcept { return remote_ != nullptr ? *remote_ : no_endpoint_; }
 
   /// The first field named `name` (ASCII case-insensitive); nullopt when absent.
   std::optional<std::string_view> header(std::string_view name) const noexcept;
@@ -116,6 +120,8 @@ class request {
   std::string_view body_;
   std::span<const header_field> fields_;
   std::pmr::memory_resource* arena_ = std::pmr::new_delete_resource();
+  const endpoint* remote_ = nullptr;
+  static constexpr endpoint no_endpoint_{};
   route_params params_;
 
   // Memo slots: null until first use; the objects live in *arena_ and are

@@ -146,12 +146,23 @@ class response {
   }
   bool closes_connection() const noexcept { return close_; }
 
+  /// Sends this response uncompressed whatever server_options::compression
+  /// says: for an answer that reflects a secret (a CSRF token, a session value)
+  /// next to request input, which compression would leak (BREACH).
+  response& no_compression() noexcept {
+    compression_allowed_ = false;
+    return *this;
+  }
+  /// False after no_compression().
+  bool compression_allowed() const noexcept { return compression_allowed_; }
+
  private:
   friend struct detail::response_access;
   void append_field(std::string_view name, std::string_view value);
 
   stet::status status_ = stet::status::ok;
   bool close_ = false;
+  bool compression_allowed_ = true;
   detail::pooled_string fields_;
   detail::pooled_string body_;
   std::shared_ptr<const std::string> shared_;

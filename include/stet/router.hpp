@@ -63,6 +63,9 @@ class route_error : public std::invalid_argument {
 /// Per-route settings.
 struct route_options {
   std::string_view name;  ///< name for url_for(); empty for none; unique per router (copied)
+  /// False: this route's answers are never compressed (as response::no_compression()),
+  /// whatever server_options::compression says - for routes that reflect secrets (BREACH).
+  bool compress = true;
 };
 
 /// Router-wide settings, fixed at construction.
@@ -342,8 +345,10 @@ class router : public detail::routing_api<router> {
   /// fit its parameter's class.
   built_url url_for(std::string_view name, std::initializer_list<url_arg> args = {}) const;
 
-  /// Called with the exception text when a handler or hook throws; default
-  /// writes to stderr. Must be safe to call from any worker thread.
+  /// Called with the exception text when a handler or hook throws. Without
+  /// one, a server reports it to its server_options::error_reporter (as a
+  /// server_error whose `where` is "handler"); with neither, nothing is said.
+  /// Must be safe to call from any worker thread.
   router& on_error(std::function<void(std::string_view)> report);
 
  private:

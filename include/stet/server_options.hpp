@@ -2,18 +2,30 @@
 /// @file Limits, timeouts and listener settings of a stet::server: a plain aggregate.
 
 #include <stet/access_log.hpp>
+#include <stet/compression.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace stet {
 
 class metrics;
 class tracer;
+
+/// Something that went wrong outside any request, so no client can be told:
+/// an accept that failed, a stream producer that threw.
+struct server_error {
+  std::string_view where;   ///< "accept", "stream producer", ...
+  std::error_code code;     ///< the system error, when there is one
+  std::string_view detail;  ///< what happened, in words (an exception's what(), the error's message)
+};
 
 /// Everything a server can be told before start(). Defaults suit a public-facing
 /// service; tests shorten the timeouts.
@@ -48,6 +60,8 @@ struct server_options {
   std::chrono::milliseconds handler_timeout{30'000};
 
   access_log_options access_log;  ///< off by default
+  /// Response compression and coded request bodies; compression is off by default.
+  compression_settings compression;
 
   /// Where the server counts requests, connections and phase timings; null counts nothing.
   std::shared_ptr<stet::metrics> metrics;
@@ -55,6 +69,10 @@ struct server_options {
   std::shared_ptr<stet::tracer> tracer;
   /// Adds `Server-Timing: parse;dur=..., handler;dur=...` to every response.
   bool server_timing = false;
+  /// Told of every server_error, on the thread where it happened (a worker's),
+  /// so it must be thread-safe and quick. Null, the default, reports nothing:
+  /// the library never writes to stderr by itself.
+  std::function<void(const server_error&)> error_reporter;
 };
 
 }  // namespace stet

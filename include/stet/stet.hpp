@@ -11,6 +11,8 @@
 #include <stet/json_body.hpp>
 #include <stet/method.hpp>
 #include <stet/metrics.hpp>
+#include <stet/multipart.hpp>
+#include <stet/multipart_form.hpp>
 #include <stet/request.hpp>
 #include <stet/responder.hpp>
 #include <stet/response.hpp>
@@ -22,4 +24,5 @@
 #include <stet/static_files.hpp>
 #include <stet/status.hpp>
 #include <stet/test_request.hpp>
+#include <stet/upload_file.hpp>
 #include <stet/versions.hpp>

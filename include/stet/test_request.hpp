@@ -21,9 +21,9 @@ namespace stet {
 /// @note Neither copyable nor movable: the request points into it.
 class test_request {
  public:
-  /// `target` in origin form ("/path?query"); the path is percent-decoded as
-  /// the connection would. @throws std::invalid_argument for a target that is
-  /// not origin form ("*" is allowed) or has a malformed escape.
+  /// `target` as a client sends it (origin form "/path?query", absolute form,
+  /// "*" for OPTIONS), split and percent-decoded exactly as the connection does.
+  /// @throws std::invalid_argument for a target the connection would answer with 400.
   test_request(stet::method m, std::string_view target);
   test_request(const test_request&) = delete;
   test_request& operator=(const test_request&) = delete;

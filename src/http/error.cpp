@@ -41,6 +41,16 @@ class stet_category final : public std::error_category {
       case error::unsupported_media_type: return "unsupported Content-Type for this body";
       case error::invalid_json: return "request body is not valid JSON";
       case error::too_many_form_fields: return "too many form fields";
+      case error::unsupported_content_coding: return "request Content-Encoding not supported";
+      case error::bad_content_coding: return "request body does not decode with its Content-Encoding";
+      case error::decoded_body_too_large: return "request body decodes to more than the limit";
+      case error::bad_multipart_boundary: return "multipart/form-data Content-Type without a valid boundary";
+      case error::bad_multipart: return "malformed multipart/form-data body";
+      case error::multipart_truncated: return "multipart/form-data body ended before its final boundary";
+      case error::multipart_part_without_name: return "multipart/form-data part without a name";
+      case error::multipart_header_too_large: return "multipart/form-data part header section too large";
+      case error::too_many_multipart_parts: return "too many multipart/form-data parts";
+      case error::multipart_part_too_large: return "multipart/form-data part too large";
     }
     return "unknown stet error";
   }
@@ -57,8 +67,13 @@ status http_status(error e) noexcept {
     case error::header_too_large:
     case error::too_many_headers: return status::request_header_fields_too_large;
     case error::body_too_large:
-    case error::too_many_form_fields: return status::payload_too_large;
-    case error::unsupported_media_type: return status::unsupported_media_type;
+    case error::too_many_form_fields:
+    case error::decoded_body_too_large: return status::payload_too_large;
+    case error::unsupported_media_type:
+    case error::unsupported_content_coding: return status::unsupported_media_type;
+    case error::multipart_header_too_large:
+    case error::too_many_multipart_parts:
+    case error::multipart_part_too_large: return status::payload_too_large;
     case error::expectation_failed: return status::expectation_failed;
     case error::header_timeout:
     case error::body_timeout: return status::request_timeout;

@@ -194,6 +194,19 @@ request_parser::result request_parser::refuse(stet::error e, std::size_t consume
 
 bool request_parser::finish() noexcept { return llhttp_finish(&parser_) == HPE_OK; }
 
+void request_parser::reset() noexcept {
+  llhttp_reset(&parser_);  // keeps the settings, data pointer and lenient flags
+  in_message_ = false;
+  head_done_ = false;
+  paused_at_head_ = false;
+  chunked_ = false;
+  refused_ = false;
+  last_byte_ = '\0';
+  message_start_ = 0;
+  head_end_ = 0;
+  keep_alive_ = true;
+}
+
 void request_parser::rebase(std::size_t delta) noexcept {
   message_start_ -= delta;
   if (head_done_) head_end_ -= delta;

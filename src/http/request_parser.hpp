@@ -65,6 +65,10 @@ class request_parser {
   /// Tells the parser the peer closed its side; true if that ends a message cleanly.
   bool finish() noexcept;
 
+  /// Back to the state of a new connection's parser: connections hand parsers
+  /// on through their worker's pool between messages.
+  void reset() noexcept;
+
   /// The buffer moved `delta` bytes towards its start (compaction).
   void rebase(std::size_t delta) noexcept;
 

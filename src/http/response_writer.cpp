@@ -62,6 +62,14 @@ void response_writer::append_head(std::string& out, const response& r, const fra
   out += "\r\n";
 }
 
+void response_writer::begin_chunk(std::string& out, std::size_t size) {
+  std::array<char, 20> line{};
+  const auto [end, ec] = std::to_chars(line.data(), line.data() + line.size() - 2, size, 16);
+  end[0] = '\r';
+  end[1] = '\n';
+  out.append(line.data(), end + 2);
+}
+
 void response_writer::append(std::string& out, const response& r, const framing& how) {
   append_head(out, r, how);
   if (sends_body(r, how)) out += r.body();  // callers attach file bodies themselves

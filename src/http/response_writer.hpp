@@ -32,6 +32,15 @@ class response_writer {
     return !how.head_request && !status_forbids_body(r.status());
   }
 
+  // Chunked transfer coding (RFC 9112 7.1) is framed here and nowhere else:
+  // the head's Transfer-Encoding line above, the chunk lines below.
+  /// Appends the size line of a chunk of `size` (> 0) bytes; its data follows.
+  static void begin_chunk(std::string& out, std::size_t size);
+  /// Appends the CRLF that ends a chunk's data.
+  static void end_chunk(std::string& out) { out += "\r\n"; }
+  /// Appends the last chunk (no trailers): the end of a chunked body.
+  static void last_chunk(std::string& out) { out += "0\r\n\r\n"; }
+
   /// "HTTP/1.1 100 Continue\r\n\r\n".
   static std::string_view continue_line() noexcept { return "HTTP/1.1 100 Continue\r\n\r\n"; }
 

@@ -4,6 +4,7 @@
 // prove a memo did not re-parse; the metrics exposition sums them over the
 // workers. One writer (the thread the counters belong to), any readers.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 
@@ -46,6 +47,18 @@ struct memo_stats {
   thread_counter header_name_entries;    // names held now (a gauge; the cache never evicts)
   thread_counter macs;                   // HMAC computations by signers: each reuses a derived key
   thread_counter constant_time_compares;
+  thread_counter accept_encoding_hits;       // Accept-Encoding values found parsed in the memo
+  thread_counter accept_encoding_misses;     // parsed and remembered
+  thread_counter accept_encoding_evictions;  // least recently used value dropped for a new one
+  thread_counter accept_encoding_bypasses;   // over the memo's size bound: parsed, not remembered
+  thread_counter accept_encoding_entries;    // values held now (a gauge)
+  thread_counter compressor_reuses;          // a body compressed with a pooled, reset compressor state
+  thread_counter compressor_creations;       // a compressor state created (pool empty)
+  thread_counter compressors_idle;           // states pooled now (a gauge)
+  // Per coding, indexed by content_coding - 1 (gzip, br, zstd).
+  std::array<thread_counter, 3> compressed_bytes_in;
+  std::array<thread_counter, 3> compressed_bytes_out;
+  std::array<thread_counter, 3> compress_nanoseconds;
 };
 
 /// The calling thread's counters: those a worker installed for its thread, or

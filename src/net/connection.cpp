@@ -1,19 +1,16 @@
 #include "net/connection.hpp"
 
-#include "response/error_pages.hpp"
-#include "http/percent.hpp"
-#include "request/request_access.hpp"
 #include "http/response_writer.hpp"
 #include "http/token.hpp"
 #include "metrics/phase_record.hpp"
 #include "net/worker.hpp"
+#include "request/request_access.hpp"
+#include "request/request_target.hpp"
+#include "response/error_pages.hpp"
+#include "response/response_access.hpp"
 #include "route/params_access.hpp"
 #include "route/router_access.hpp"
 
-#include <sys/sendfile.h>
-
-#include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -21,58 +18,39 @@
 namespace stet::detail {
 namespace {
 
-constexpr std::size_t initial_buffer_bytes = 8 * 1024;
 constexpr std::size_t min_read_bytes = 2 * 1024;
-constexpr std::size_t arena_bytes = 4 * 1024;
-// Bodies above this are not copied into the output buffer but gathered from
-// their response by the same writev.
-constexpr std::size_t attach_threshold = 16 * 1024;
-// Buffers that grew for one large request are given back rather than kept per idle connection.
-constexpr std::size_t retained_output_bytes = 256 * 1024;
-constexpr std::size_t retained_body_bytes = 64 * 1024;
 constexpr std::size_t stream_chunk_bytes = 64 * 1024;
-
-bool starts_with_icase(std::string_view s, std::string_view prefix) noexcept {
-  return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
-}
 
 }  // namespace
 
-connection::connection(worker& owner, tcp::socket socket, const tcp::endpoint& peer)
-    : owner_(owner),
-      socket_(std::in_place, std::move(socket)),
-      peer_(peer),
-      buffer_(new char[initial_buffer_bytes]),
-      capacity_(initial_buffer_bytes),
-      parser_(parser_limits::from(owner.options())),
-      arena_storage_(new std::byte[arena_bytes]),
-      arena_(arena_storage_.get(), arena_bytes),
-      fields_(owner.options().max_header_count) {
+connection::connection(worker& owner, std::unique_ptr<transport> stream, const endpoint& peer)
+    : owner_(owner), stream_(std::move(stream)), peer_(peer) {
   deadline_.target = this;
-  request_access::set_arena(request_, arena_);
 }
 
 connection::~connection() { worker::disarm(deadline_); }
 
 void connection::start() {
-  boost::system::error_code ignored;
-  // Every write is tried from the worker thread first (sendfile included), and
-  // a full socket must make it give way, not wait: so the descriptor is
-  // non-blocking, and so is Asio's view of it (its synchronous write_some would
-  // otherwise poll until there is room).
-  socket_->non_blocking(true, ignored);
   owner_.arm(deadline_, timeout_kind::header, steady::now());
   read_more();
 }
 
+exchange& connection::take_exchange() {
+  if (!x_) x_ = owner_.exchanges().take();
+  return *x_;
+}
+
+void connection::give_back_exchange() noexcept {
+  if (x_) owner_.exchanges().give_back(std::move(x_));
+}
+
 void connection::drain() {
   draining_ = true;
-  if (phase_ != phase::reading || parser_.in_message() || begin_ != end_) return;
+  if (phase_ != phase::reading || in_message() || (x_ && x_->begin != x_->end)) return;
   // Idle as far as we know, but bytes the kernel already holds are a request
   // the client sent before it could learn of the stop. Closing now would reset
   // it unanswered; read it instead and answer it with Connection: close.
-  boost::system::error_code ec;
-  if (socket_->available(ec) > 0 && !ec) return;
+  if (stream_->available() > 0) return;
   close();
 }
 
@@ -80,17 +58,26 @@ void connection::close() noexcept {
   if (phase_ == phase::closed) return;
   phase_ = phase::closed;
   worker::disarm(deadline_);
-  boost::system::error_code ignored;
-  socket_->close(ignored);
+  stream_->close();
   owner_.closed(*this);
-  if (!pending_) return;
+  if (!pending_) {
+    give_back_exchange();
+    return;
+  }
   // A handler still holds the request, so this connection (where the request
-  // lives) must outlive its responder, possibly the io_context too: the socket
-  // goes now, and the rest is handed to the answer slot. That hand-over is the
-  // last use of `this` here: the handler's thread may free it right after.
+  // lives) must outlive its responder, possibly the io_context too. The
+  // transport's socket must not: it goes once the completions its close just
+  // queued have run (posted after them). The rest is handed to the answer
+  // slot; that hand-over is the last use of `this` here: the handler's thread
+  // may free it right after.
   std::shared_ptr<connection> self = shared_from_this();
   const std::shared_ptr<pending_response> pending = std::move(pending_);
-  socket_.reset();
+  if (lent_) {
+    give_back_exchange();  // the one the 503 used; the request lives in lent_
+  } else {
+    lent_ = std::move(x_);
+  }
+  asio::post(owner_.io(), [gone = std::move(stream_)] {});
   pending->abandon();
   pending->keep_until_settled(std::move(self));
 }
@@ -98,18 +85,13 @@ void connection::close() noexcept {
 void connection::on_timeout(timeout_kind kind) {
   if (phase_ == phase::closed) return;
   if (kind == timeout_kind::handler) {
-    const std::shared_ptr<connection> self = shared_from_this();  // abandon() drops the waker's reference
     abandon_answer();
-    response late = error_page(status::service_unavailable, request_);
-    answer(std::move(late.close_connection()));
-    flush();
     return;
   }
-  const bool partial_request = parser_.in_message() || begin_ < end_;
+  const bool partial_request = in_message() || (x_ && x_->begin < x_->end);
   if ((kind == timeout_kind::header && partial_request) || kind == timeout_kind::body) {
     // A request was started and stalled: say so (408) before closing.
-    boost::system::error_code ignored;
-    socket_->cancel(ignored);
+    stream_->cancel();
     fail(kind == timeout_kind::header ? error::header_timeout : error::body_timeout);
     flush();
     return;
@@ -117,41 +99,24 @@ void connection::on_timeout(timeout_kind kind) {
   close();
 }
 
-// Keeps only what the open message still needs (its head), so the buffer never
-// grows with the body or with pipelined requests already answered.
-void connection::make_room() {
-  if (!parser_.in_message()) {
-    begin_ = end_ = 0;
-    return;
-  }
-  if (parser_.head_done()) begin_ = end_ = parser_.head_end();
-  if (capacity_ - end_ >= min_read_bytes) return;
-  const std::size_t start = parser_.message_start();
-  if (start > 0) {
-    std::memmove(buffer_.get(), buffer_.get() + start, end_ - start);
-    parser_.rebase(start);
-    begin_ -= start;
-    end_ -= start;
-  }
-  const std::size_t max_capacity = owner_.options().max_header_bytes + initial_buffer_bytes;
-  if (capacity_ - end_ < min_read_bytes && capacity_ < max_capacity) {
-    const std::size_t grown = std::min(capacity_ * 2, max_capacity);
-    std::unique_ptr<char[]> bigger(new char[grown]);
-    std::memcpy(bigger.get(), buffer_.get(), end_);
-    buffer_ = std::move(bigger);
-    capacity_ = grown;
-  }
+void connection::read_more() {
+  phase_ = phase::reading;
+  stream_->start_read({this, &connection::read_done, &connection::read_buffer}, std::exchange(answered_, false),
+                      shared_from_this());
 }
 
-void connection::read_more() {
-  make_room();
-  phase_ = phase::reading;
-  read_.start(
-      *socket_, buffer_.get() + end_, capacity_ - end_, std::exchange(answered_, false),
-      [](void* self, const boost::system::error_code& ec, std::size_t n) {
-        static_cast<connection*>(self)->on_read(ec, n);
-      },
-      this, shared_from_this());
+// Asked for by the transport when the read is tried: an idle connection takes
+// its exchange only now, and not for a try that may find nothing.
+std::span<char> connection::read_buffer(void* self, bool speculative) noexcept {
+  connection& c = *static_cast<connection*>(self);
+  if (speculative && !c.x_) return {};
+  exchange& x = c.take_exchange();
+  c.make_room();
+  return {x.buffer.get() + x.end, x.capacity - x.end};
+}
+
+void connection::read_done(void* self, const boost::system::error_code& ec, std::size_t n) {
+  static_cast<connection*>(self)->on_read(ec, n);
 }
 
 void connection::on_read(const boost::system::error_code& ec, std::size_t n) {
@@ -160,22 +125,50 @@ void connection::on_read(const boost::system::error_code& ec, std::size_t n) {
     close();  // EOF or reset: whatever was half-received has no one to answer to
     return;
   }
-  end_ += n;
+  x_->end += n;
   if (owner_.timing()) read_time_ = steady::now();
   process();
+}
+
+// Keeps only what the open message still needs (its head), so the buffer never
+// grows with the body or with pipelined requests already answered.
+void connection::make_room() {
+  exchange& x = *x_;
+  if (!x.parser.in_message()) {
+    x.begin = x.end = 0;
+    return;
+  }
+  if (x.parser.head_done()) x.begin = x.end = x.parser.head_end();
+  if (x.capacity - x.end >= min_read_bytes) return;
+  const std::size_t start = x.parser.message_start();
+  if (start > 0) {
+    std::memmove(x.buffer.get(), x.buffer.get() + start, x.end - start);
+    x.parser.rebase(start);
+    x.begin -= start;
+    x.end -= start;
+  }
+  const std::size_t max_capacity = owner_.options().max_header_bytes + exchange::initial_buffer_bytes;
+  if (x.capacity - x.end < min_read_bytes && x.capacity < max_capacity) {
+    const std::size_t grown = std::min(x.capacity * 2, max_capacity);
+    std::unique_ptr<char[]> bigger(new char[grown]);
+    std::memcpy(bigger.get(), x.buffer.get(), x.end);
+    x.buffer = std::move(bigger);
+    x.capacity = grown;
+  }
 }
 
 // Parses and answers every complete request already buffered, then writes all
 // their responses at once (pipelined responses share one write).
 void connection::process() {
-  while (begin_ < end_ && !stream_.is_stream() && !pending_ &&
-         pending_output() < owner_.options().max_pipeline_output_bytes) {
-    if (!parser_.in_message()) message_start_time_ = read_time_;
-    const auto [what, consumed] = parser_.execute(buffer_.get(), begin_, end_, body_);
-    begin_ += consumed;
+  exchange& x = *x_;
+  while (x.begin < x.end && !x.stream.is_stream() && !pending_ &&
+         x.output.pending() < owner_.options().max_pipeline_output_bytes) {
+    if (!x.parser.in_message()) message_start_time_ = read_time_;
+    const auto [what, consumed] = x.parser.execute(x.buffer.get(), x.begin, x.end, x.body);
+    x.begin += consumed;
     if (what == request_parser::event::need_more) break;
     if (what == request_parser::event::failed) {
-      fail(parser_.failure());
+      fail(x.parser.failure());
       break;
     }
     if (what == request_parser::event::head_complete) {
@@ -183,9 +176,9 @@ void connection::process() {
       continue;
     }
     on_message_complete();
-    if (close_after_write_ || stream_.is_stream() || pending_) break;
+    if (close_after_write_ || x.stream.is_stream() || pending_) break;
   }
-  if (!out_.empty()) {
+  if (!x.output.empty()) {
     flush();
   } else if (close_after_write_) {
     close();
@@ -197,14 +190,15 @@ void connection::process() {
 }
 
 void connection::wait_for_input() {
-  if (draining_ && !parser_.in_message()) {
+  if (draining_ && !in_message()) {
     close();
     return;
   }
   const steady::time_point now = steady::now();
-  if (!parser_.in_message()) {
+  if (!in_message()) {
     owner_.arm(deadline_, timeout_kind::idle, now);
-  } else if (parser_.head_done()) {
+    give_back_exchange();  // nothing is buffered, open or queued
+  } else if (x_->parser.head_done()) {
     owner_.arm(deadline_, timeout_kind::body, now);
   } else if (deadline_.owner == nullptr || deadline_.owner->kind() != timeout_kind::header) {
     // The head's deadline counts from its first byte and is never extended.
@@ -216,60 +210,61 @@ void connection::wait_for_input() {
 // Only 100-continue needs a decision before the body: send 100 only when the
 // body will be read, otherwise answer now and close without reading it.
 bool connection::on_head_complete() {
-  if (!parser_.expects_continue() || begin_ < end_) return true;
+  exchange& x = *x_;
+  if (!x.parser.expects_continue() || x.begin < x.end) return true;
   if (!prepare_request()) {
     fail(error::bad_target);
     return false;
   }
-  const router::match found = owner_.routes().find(request_);
+  const router::match found = owner_.routes().find(x.request);
   if (!found.routed()) {
-    queue_response(owner_.routes().handle(request_), request_.method() == stet::method::head, true);
+    queue_response(owner_.routes().handle(x.request), x.request.method() == stet::method::head, true);
     return false;
   }
-  out_ += response_writer::continue_line();
+  x.output.text() += response_writer::continue_line();
   return true;
 }
 
 void connection::on_message_complete() {
   ++served_;
+  exchange& x = *x_;
   // Always from the head as it lies now: make_room() may have moved the buffer
   // since a 100-continue decision looked at it.
   if (!prepare_request()) {
     fail(error::bad_target);
     return;
   }
-  request_access::set_body(request_, body_);
+  request_access::set_body(x.request, x.body);
 
   const server_options& options = owner_.options();
-  const bool keep_alive = parser_.keep_alive() && !draining_ && !parser_.is_upgrade() &&
+  const bool keep_alive = x.parser.keep_alive() && !draining_ && !x.parser.is_upgrade() &&
                           (options.max_requests_per_connection == 0 || served_ < options.max_requests_per_connection);
-  request_access::set_version(request_, parser_.version(), keep_alive);
+  request_access::set_version(x.request, x.parser.version(), keep_alive);
   keep_alive_ = keep_alive;
 
-  if (request_.method() == stet::method::connect) {
+  if (x.request.method() == stet::method::connect) {
     queue_response(response::text("CONNECT is not supported\n", status::not_implemented), false, true);
     release_request();
     return;
   }
-  const bool timing = owner_.timing();
-  if (timing) {
+  if (owner_.timing()) {
     handler_start_ = steady::now();
-    record_phase(stet::phase::parse, message_start_time_, handler_start_, &request_);
+    record_phase(stet::phase::parse, message_start_time_, handler_start_, &x.request);
   }
-  response r = router_access::start(owner_.routes(), request_);
+  response r = router_access::start(owner_.routes(), x.request);
   if (response_access::pending(r) != nullptr) {
     pending_ = response_access::take_pending(r);  // process() waits for it once earlier answers are out
     return;
   }
-  answer(std::move(r));
+  answer(std::move(r), x.request);
 }
 
-// Queues the handler's answer to the current request, then lets the request go.
-void connection::answer(response&& r) {
+// Queues the handler's answer to `req`, then lets the request go.
+void connection::answer(response&& r, request& req) {
   if (owner_.timing()) {
     const steady::time_point handled = steady::now();
-    record_phase(stet::phase::handle, handler_start_, handled, &request_);
-    if (owner_.options().metrics) record_route(r.status(), handled - handler_start_);
+    record_phase(stet::phase::handle, handler_start_, handled, &req);
+    if (owner_.options().metrics) record_route(req, r.status(), handled - handler_start_);
     if (owner_.options().server_timing) {
       const std::chrono::duration<double, std::milli> parse_ms = handler_start_ - message_start_time_;
       const std::chrono::duration<double, std::milli> handler_ms = handled - handler_start_;
@@ -282,17 +277,15 @@ void connection::answer(response&& r) {
   worker_counters::bump(owner_.counters().requests_by_status[to_int(r.status()) % 600]);
   const bool close = !keep_alive_ || draining_ || r.closes_connection();
   if (owner_.logging()) {
-    const bool sends_body = request_.method() != stet::method::head && !status_forbids_body(r.status());
-    log_exchange(to_int(r.status()), sends_body ? r.content_length() : 0, true);
+    const bool sends_body = req.method() != stet::method::head && !status_forbids_body(r.status());
+    log_exchange(&req, to_int(r.status()), sends_body ? r.content_length() : 0);
   }
-  queue_response(std::move(r), request_.method() == stet::method::head, close);
+  queue_response(std::move(r), req.method() == stet::method::head, close);
   release_request();
 }
 
-void connection::release_request() {
-  if (pending_) return;  // a handler that timed out may still read it
-  arena_.release();
-  if (body_.capacity() > retained_body_bytes) std::string().swap(body_);
+void connection::release_request() noexcept {
+  if (!pending_) x_->end_request();  // a handler that timed out may still read it
 }
 
 // Nothing is read meanwhile: the request's head lies in the read buffer.
@@ -311,82 +304,60 @@ void connection::on_answer() {
   if (phase_ != phase::awaiting) return;  // timed out or closed meanwhile
   const std::shared_ptr<pending_response> pending = std::move(pending_);
   phase_ = phase::reading;
-  answer(finish_pending(*pending, request_));
+  answer(finish_pending(*pending, x_->request), x_->request);
   process();  // writes it, then goes on with pipelined requests
 }
 
-// The answer will not be waited for (the 503 goes out instead). The handler may
-// still be reading the request, so pending_ stays set: nothing releases the
-// request, nothing more is parsed, and close() hands the connection to the
-// answer slot. The read buffer is set aside so that lingering reads do not
-// overwrite the head.
+// The answer will not be waited for: a 503 goes out instead. The handler may
+// still be reading the request, so pending_ stays set (close() hands the
+// connection to the answer slot) and the exchange holding the request is
+// lent to it; the 503 and the lingering close use a fresh one.
 void connection::abandon_answer() {
+  const std::shared_ptr<connection> self = shared_from_this();  // abandon() drops the waker's reference
   pending_->abandon();
-  lent_buffer_ = std::move(buffer_);
-  buffer_.reset(new char[min_read_bytes]);
-  capacity_ = min_read_bytes;
-  begin_ = end_ = 0;
+  lent_ = std::move(x_);
+  response late = error_page(status::service_unavailable, lent_->request);
+  take_exchange();
   close_after_write_ = true;
+  answer(std::move(late.close_connection()), lent_->request);
+  flush();
 }
 
-// Fills request_ from the parsed head: views into buffer_, decoded path in the arena.
+// Fills the request from the parsed head: views into the read buffer, the
+// decoded path in the arena.
 bool connection::prepare_request() {
-  request_access::begin_request(request_);
-  const char* base = buffer_.get() + parser_.message_start();
+  exchange& x = *x_;
+  request& req = x.request;
+  request_access::begin_request(req);
+  request_access::set_remote(req, peer_);
+  const char* base = x.buffer.get() + x.parser.message_start();
   const auto view = [base](span s) { return std::string_view(base + s.offset, s.length); };
 
-  const std::span<const field_span> spans = parser_.fields();
+  const std::span<const field_span> spans = x.parser.fields();
   for (std::size_t i = 0; i < spans.size(); ++i) {
-    fields_[i] = header_field{view(spans[i].name), trim_ows(view(spans[i].value))};
+    x.fields[i] = header_field{view(spans[i].name), trim_ows(view(spans[i].value))};
   }
-  request_access::set_fields(request_, std::span<const header_field>(fields_.data(), spans.size()));
-  request_access::set_method(request_, parser_.method(), parser_.method_name());
-  request_access::set_version(request_, parser_.version(), parser_.keep_alive());
-
-  const std::string_view target = view(parser_.target());
-  std::string_view rest = target;
-  std::string_view authority;
-  if (parser_.method() == stet::method::connect) {
-    authority = target;
-    rest = "/";
-  } else if (target == "*" && parser_.method() == stet::method::options) {
-    rest = "*";
-  } else if (starts_with_icase(target, "http://") || starts_with_icase(target, "https://")) {
-    // Absolute-form: the target's authority replaces Host (RFC 9112 3.2.2).
-    rest = target.substr(target.find("://") + 3);
-    const std::size_t path_at = std::min(rest.find('/'), rest.find('?'));
-    authority = rest.substr(0, path_at);
-    rest = path_at == std::string_view::npos ? std::string_view("/") : rest.substr(path_at);
-    if (authority.empty()) return false;
-  } else if (target.empty() || target.front() != '/') {
-    return false;
-  }
-  rest = rest.substr(0, rest.find('#'));
-  const std::size_t question = rest.find('?');
-  std::string_view raw_path = rest.substr(0, question);
-  const std::string_view query = question == std::string_view::npos ? std::string_view() : rest.substr(question + 1);
-  if (raw_path.empty()) raw_path = "/";
-
-  const std::optional<std::string_view> path = percent_decode_path(raw_path, arena_);
-  if (!path) return false;
-  request_access::set_target(request_, target, raw_path, *path, query);
-  request_access::set_host(request_, authority.empty() ? request_.header("host").value_or("") : authority);
+  request_access::set_fields(req, std::span<const header_field>(x.fields.data(), spans.size()));
+  request_access::set_method(req, x.parser.method(), x.parser.method_name());
+  request_access::set_version(req, x.parser.version(), x.parser.keep_alive());
+  if (!fill_target(req, x.parser.method(), view(x.parser.target()), x.arena)) return false;
+  if (req.host().empty()) request_access::set_host(req, req.header("host").value_or(""));
   return true;
 }
 
 void connection::queue_response(response&& r, bool head_request, bool close) {
-  response_writer& writer = owner_.writer();
   if (r.is_stream() && !status_forbids_body(r.status())) {
     queue_stream(std::move(r), head_request, close);
     return;
   }
-  const framing how{head_request, close, parser_.version() == 10 && !close, false};
-  if (response_writer::sends_body(r, how) && (r.file() != nullptr || r.body().size() > attach_threshold)) {
-    writer.append_head(out_, r, how);
-    attached_bytes_ += r.file() != nullptr ? attach_threshold : r.body().size();
-    attached_.push_back(attached_body{out_.size(), std::move(r)});
+  output_queue& out = x_->output;
+  const framing how{head_request, close, x_->parser.version() == 10 && !close, false};
+  if (response_writer::sends_body(r, how) &&
+      (r.file() != nullptr || r.body().size() > output_queue::attach_threshold)) {
+    owner_.writer().append_head(out.text(), r, how);
+    out.attach(std::move(r));
   } else {
-    writer.append(out_, r, how);
+    owner_.writer().append(out.text(), r, how);
   }
   if (close) close_after_write_ = true;
 }
@@ -394,98 +365,45 @@ void connection::queue_response(response&& r, bool head_request, bool close) {
 // A streamed body follows its head once the head is written; parsing waits
 // until the stream ends so that later pipelined answers stay in order.
 void connection::queue_stream(response&& r, bool head_request, bool close) {
-  stream_chunked_ = parser_.version() != 10;  // HTTP/1.0 has no chunked: the body ends at close
+  stream_chunked_ = x_->parser.version() != 10;  // HTTP/1.0 has no chunked: the body ends at close
   if (!stream_chunked_ && !head_request) close = true;
   const framing how{head_request, close, !stream_chunked_ && !close, stream_chunked_};
-  owner_.writer().append_head(out_, r, how);
-  if (!head_request) stream_ = std::move(r);  // HEAD never runs the producer
+  owner_.writer().append_head(x_->output.text(), r, how);
+  if (!head_request) x_->stream = std::move(r);  // HEAD never runs the producer
   if (close) close_after_write_ = true;
 }
 
-void connection::pump_stream() {
-  chunk_.clear();
-  bool more = false;
-  try {
-    stream_writer writer(chunk_, stream_chunk_bytes);
-    more = stream_.producer()(writer);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "stet: stream producer threw: %s\n", e.what());
-    close();
-    return;
-  }
-  gather_.clear();
-  if (!chunk_.empty()) {
-    if (stream_chunked_) {
-      const auto [end, ec] = std::to_chars(chunk_size_line_.data(), chunk_size_line_.data() + 16, chunk_.size(), 16);
-      end[0] = '\r';
-      end[1] = '\n';
-      gather_.emplace_back(chunk_size_line_.data(), static_cast<std::size_t>(end + 2 - chunk_size_line_.data()));
-      gather_.emplace_back(chunk_.data(), chunk_.size());
-      gather_.emplace_back("\r\n", 2);
-    } else {
-      gather_.emplace_back(chunk_.data(), chunk_.size());
-    }
-  }
-  if (!more && stream_chunked_) gather_.emplace_back("0\r\n\r\n", 5);
-  if (gather_.empty()) {
-    // The producer had nothing yet: let the other connections run before asking again.
-    asio::post(socket_->get_executor(), [self = shared_from_this(), more] {
-      if (self->phase_ != phase::writing) return;
-      more ? self->pump_stream() : self->end_stream();
-    });
-    return;
-  }
-  owner_.arm(deadline_, timeout_kind::write, steady::now());
-  asio::async_write(*socket_, gather_,
-                    [self = shared_from_this(), more](const boost::system::error_code& ec, std::size_t) {
-                      if (self->phase_ != phase::writing) return;
-                      if (ec) {
-                        self->close();
-                      } else if (more) {
-                        self->pump_stream();
-                      } else {
-                        self->end_stream();
-                      }
-                    });
-}
-
-void connection::end_stream() {
-  stream_ = response();
-  std::string().swap(chunk_);  // a finished stream does not pin its 64 KiB
-  after_write();
-}
-
 void connection::fail(stet::error e) {
+  take_exchange();
   response r = detail::error_page(e);
   const unsigned code = to_int(r.status());
-  if (owner_.logging()) log_exchange(code, r.content_length(), false);
+  if (owner_.logging()) log_exchange(nullptr, code, r.content_length());
   worker_counters::bump(owner_.counters().requests_by_status[code]);
   queue_response(std::move(r), false, true);
 }
 
-void connection::log_exchange(unsigned status, std::uint64_t bytes, bool parsed) {
-  if (peer_text_.empty()) peer_text_ = peer_.address().to_string();
+// `req` is null for a request that could not be parsed.
+void connection::log_exchange(const request* req, unsigned status, std::uint64_t bytes) {
+  if (peer_text_.empty()) peer_text_ = peer_.address_string();
   access_record r;
   r.remote = peer_text_;
-  r.method = parsed ? request_.method_name() : "-";
-  r.target = parsed ? request_.target() : "-";
-  r.version = parsed ? request_.version() : 11;
+  r.method = req != nullptr ? req->method_name() : "-";
+  r.target = req != nullptr ? req->target() : "-";
+  r.version = req != nullptr ? req->version() : 11;
   r.status = status;
   r.bytes = bytes;
-  if (parsed) {
-    r.referer = request_.header("referer").value_or("");
-    r.user_agent = request_.header("user-agent").value_or("");
+  if (req != nullptr) {
+    r.referer = req->header("referer").value_or("");
+    r.user_agent = req->header("user-agent").value_or("");
   }
   owner_.log_access(r);
 }
 
-std::size_t connection::pending_output() const noexcept { return out_.size() + attached_bytes_; }
-
 // Per-route counters: the route the router matched (none for its automatic
 // answers, which only the totals count). The chunk holding a route's counters
 // is allocated the first time that route answers on this worker.
-void connection::record_route(stet::status s, steady::duration handler_time) {
-  const std::uint32_t id = route_params_access::route_id(request_.params());
+void connection::record_route(const request& req, stet::status s, steady::duration handler_time) {
+  const std::uint32_t id = route_params_access::route_id(req.params());
   if (id == route_params_access::no_route) return;
   route_counters* c = owner_.counters().per_route.at(id);
   if (c == nullptr) return;
@@ -501,137 +419,90 @@ void connection::record_phase(stet::phase p, steady::time_point start, steady::t
 
 void connection::flush() {
   if (owner_.timing()) write_start_ = steady::now();
-  phase_ = phase::writing;
-  out_sent_ = 0;
-  next_attached_ = 0;
-  file_sent_ = 0;
+  writing_piece_ = false;
   write_next();
 }
 
-// Writes out_ and the attached bodies in order: memory pieces in one gather
-// write up to the next file body, which goes out by sendfile; then the rest.
+// Heads and memory bodies go out from the worker thread in one gather write,
+// file bodies by write_file; only what the stream does not take at once waits
+// for writability. Not asio::async_write: it caps each system call at 64 KiB
+// (an 83 KB stylesheet took two) and posts its completion, which costs the
+// event loop a second, non-blocking epoll_wait.
 void connection::write_next() {
-  if (next_attached_ < attached_.size() && out_sent_ == attached_[next_attached_].offset &&
-      attached_[next_attached_].owner.file() != nullptr) {
-    send_file();
-    return;
+  phase_ = phase::writing;
+  switch (x_->output.write(*stream_)) {
+    case output_queue::progress::done: on_written(); return;
+    case output_queue::progress::blocked:
+      // The write deadline counts from the last progress, so it is armed at each wait.
+      owner_.arm(deadline_, timeout_kind::write, steady::now());
+      stream_->wait_writable({this, &connection::writable, nullptr}, shared_from_this());
+      return;
+    case output_queue::progress::failed: close(); return;
   }
-  gather_.clear();
-  const auto gather = [this](const char* data, std::size_t size) {
-    if (size > 0) gather_.emplace_back(data, size);
-  };
-  std::size_t from = out_sent_;
-  while (next_attached_ < attached_.size()) {
-    const attached_body& a = attached_[next_attached_];
-    gather(out_.data() + from, a.offset - from);
-    from = a.offset;
-    if (a.owner.file() != nullptr) break;
-    gather(a.owner.body().data(), a.owner.body().size());
-    ++next_attached_;
-  }
-  if (next_attached_ == attached_.size()) {
-    gather(out_.data() + from, out_.size() - from);
-    from = out_.size();
-  }
-  out_sent_ = from;
-  send_gather();
 }
 
-// Sends gather_ from the worker thread until it is all out or the socket is
-// full. Not asio::async_write: that caps each system call at 64 KiB (an 83 KB
-// stylesheet took two sendmsg) and posts its completion, and a posted
-// completion costs the event loop a second, non-blocking epoll_wait.
-void connection::send_gather() {
-  while (!gather_.empty()) {
-    boost::system::error_code ec;
-    // One piece goes by send(), several by sendmsg().
-    const std::size_t sent =
-        gather_.size() == 1 ? socket_->write_some(gather_.front(), ec) : socket_->write_some(gather_, ec);
-    if (ec == asio::error::would_block || ec == asio::error::try_again || (!ec && sent == 0)) {
-      wait_writable(&connection::send_gather);
-      return;
-    }
-    if (ec) {
-      close();
-      return;
-    }
-    drop_sent(sent);
-  }
-  if (next_attached_ == attached_.size()) {
-    on_written();
+void connection::writable(void* self, const boost::system::error_code& ec, std::size_t /*bytes*/) {
+  connection& c = *static_cast<connection*>(self);
+  if (c.phase_ != phase::writing) return;
+  if (ec) {
+    c.close();
   } else {
-    write_next();
+    c.write_next();
   }
 }
 
-void connection::drop_sent(std::size_t sent) {
-  auto first_unsent = gather_.begin();
-  while (first_unsent != gather_.end() && sent >= first_unsent->size()) {
-    sent -= first_unsent->size();
-    ++first_unsent;
-  }
-  gather_.erase(gather_.begin(), first_unsent);
-  if (!gather_.empty()) gather_.front() += sent;
-}
-
-// The write deadline counts from the last progress, so it is armed at each wait.
-void connection::wait_writable(void (connection::*resume)()) {
-  owner_.arm(deadline_, timeout_kind::write, steady::now());
-  socket_->async_wait(tcp::socket::wait_write,
-                      [self = shared_from_this(), resume](const boost::system::error_code& ec) {
-                        if (self->phase_ != phase::writing) return;
-                        if (ec) {
-                          self->close();
-                        } else {
-                          ((*self).*resume)();
-                        }
-                      });
-}
-
-void connection::send_file() {
-  const response& r = attached_[next_attached_].owner;
-  const std::uint64_t length = r.content_length();
-  while (file_sent_ < length) {
-    off_t offset = static_cast<off_t>(r.file_offset() + file_sent_);
-    const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(length - file_sent_, 1u << 22));
-    const ssize_t n = ::sendfile(socket_->native_handle(), r.file()->fd(), &offset, chunk);
-    if (n > 0) {
-      file_sent_ += static_cast<std::uint64_t>(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      wait_writable(&connection::send_file);
-      return;
-    }
-    // 0: the file shrank under us; <0: a read error. The Content-Length already
-    // sent cannot be honoured any more, so the connection must end here.
-    close();
-    return;
-  }
-  file_sent_ = 0;
-  ++next_attached_;
-  if (next_attached_ == attached_.size() && out_sent_ == out_.size()) {
-    on_written();
-  } else {
-    write_next();
-  }
-}
-
-// Reached only from send_gather() and send_file(), once all is out: write
-// errors close the connection where they happen.
 void connection::on_written() {
-  if (owner_.timing()) record_phase(stet::phase::write, write_start_, steady::now(), nullptr);
+  if (owner_.timing() && !writing_piece_) record_phase(stet::phase::write, write_start_, steady::now(), nullptr);
   answered_ = true;
-  out_.clear();
-  attached_.clear();
-  attached_bytes_ = 0;
-  if (out_.capacity() > retained_output_bytes) std::string().swap(out_);
-  if (stream_.is_stream()) {
+  x_->output.clear();
+  if (x_->stream.is_stream()) {
     pump_stream();
     return;
   }
   after_write();
+}
+
+// The next piece of a streamed body, asked for only once the previous one is
+// written: a slow client slows the producer, a departed one stops it.
+void connection::pump_stream() {
+  exchange& x = *x_;
+  x.chunk.clear();
+  bool more = false;
+  try {
+    stream_writer writer(x.chunk, stream_chunk_bytes);
+    more = x.stream.producer()(writer);
+  } catch (const std::exception& e) {
+    owner_.report_error("stream producer", {}, e.what());
+    close();
+    return;
+  } catch (...) {
+    owner_.report_error("stream producer", {}, "an exception not derived from std::exception");
+    close();
+    return;
+  }
+  std::string& text = x.output.text();
+  if (!x.chunk.empty()) {
+    if (stream_chunked_) response_writer::begin_chunk(text, x.chunk.size());
+    x.output.attach_view(x.chunk);
+    if (stream_chunked_) response_writer::end_chunk(text);
+  }
+  if (!more) {
+    if (stream_chunked_) response_writer::last_chunk(text);
+    x.stream = response();
+  }
+  if (x.output.empty()) {
+    if (!more) {
+      after_write();
+      return;
+    }
+    // The producer had nothing yet: let the other connections run before asking again.
+    asio::post(owner_.io(), [self = shared_from_this()] {
+      if (self->phase_ == phase::writing) self->pump_stream();
+    });
+    return;
+  }
+  writing_piece_ = true;
+  write_next();
 }
 
 void connection::after_write() {
@@ -646,24 +517,27 @@ void connection::after_write() {
 // Closing with unread input makes the kernel send RST, which can destroy the
 // response before the client reads it. So: FIN first, then read and discard
 // until the client closes or linger_timeout passes (nginx's lingering close).
+// Nothing more is parsed or written: the exchange goes back now.
 void connection::linger() {
   phase_ = phase::lingering;
-  boost::system::error_code ignored;
-  socket_->shutdown(tcp::socket::shutdown_send, ignored);
+  stream_->shutdown_send();
   owner_.arm(deadline_, timeout_kind::linger, steady::now());
-  discard_input();
+  give_back_exchange();
+  stream_->start_read({this, &connection::discarded, &connection::discard_buffer}, false, shared_from_this());
 }
 
-void connection::discard_input() {
-  socket_->async_read_some(asio::buffer(buffer_.get(), capacity_),
-                           [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-                             if (self->phase_ != phase::lingering) return;
-                             if (ec) {
-                               self->close();
-                             } else {
-                               self->discard_input();
-                             }
-                           });
+std::span<char> connection::discard_buffer(void* self, bool /*speculative*/) noexcept {
+  return static_cast<connection*>(self)->owner_.discard_buffer();
+}
+
+void connection::discarded(void* self, const boost::system::error_code& ec, std::size_t /*n*/) {
+  connection& c = *static_cast<connection*>(self);
+  if (c.phase_ != phase::lingering) return;
+  if (ec) {
+    c.close();
+    return;
+  }
+  c.stream_->start_read({&c, &connection::discarded, &connection::discard_buffer}, false, c.shared_from_this());
 }
 
 }  // namespace stet::detail

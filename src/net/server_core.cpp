@@ -2,7 +2,10 @@
 
 #include <stet/server.hpp>
 
-#include <cstdio>
+#include "net/socket_transport.hpp"
+#include "route/router_access.hpp"
+#include "route/state.hpp"
+
 #include <thread>
 
 namespace stet::detail {
@@ -10,11 +13,31 @@ namespace {
 
 using reuse_port = asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
 
+endpoint to_endpoint(const tcp::endpoint& e) noexcept {
+  const asio::ip::address a = e.address();
+  if (a.is_v4()) return endpoint::v4(a.to_v4().to_bytes(), e.port());
+  return endpoint::v6(a.to_v6().to_bytes(), e.port());
+}
+
+// Runs on the worker's thread.
+void adopt_tcp(worker& w, tcp::socket socket, const tcp::endpoint& peer) {
+  boost::system::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  w.adopt(std::make_unique<tcp_transport>(std::move(socket)), to_endpoint(peer));
+}
+
 }  // namespace
 
 server_core::server_core(router routes, server_options options)
     : routes_(std::move(routes)), options_(std::move(options)) {
   if (options_.threads == 0) options_.threads = std::max(1u, std::thread::hardware_concurrency());
+  // One reporter for the embedder to set: handler failures go to it too,
+  // unless the router was given its own.
+  if (options_.error_reporter && !router_access::state(routes_).report) {
+    routes_.on_error([report = options_.error_reporter](std::string_view what) {
+      report(server_error{"handler", {}, what});
+    });
+  }
 }
 
 server_core::~server_core() {
@@ -91,8 +114,9 @@ void server_core::accept_next(listener& l) {
       return;
     }
     ++open_;
-    asio::post(target.io(),
-               [&target, socket = std::move(s), peer = l.peer]() mutable { target.adopt(std::move(socket), peer); });
+    asio::post(target.io(), [&target, socket = std::move(s), peer = l.peer]() mutable {
+      adopt_tcp(target, std::move(socket), peer);
+    });
     accept_next(l);
   });
 }
@@ -100,7 +124,8 @@ void server_core::accept_next(listener& l) {
 // Out of descriptors (or another transient failure): back off briefly rather
 // than spin on accept().
 void server_core::on_accept_error(listener& l, const boost::system::error_code& ec) {
-  std::fprintf(stderr, "stet: accept failed: %s\n", ec.message().c_str());
+  const std::string reason = ec.message();
+  l.targets.front()->report_error("accept", ec, reason);
   auto timer = std::make_shared<asio::steady_timer>(l.acceptor.get_executor(), std::chrono::milliseconds(50));
   timer->async_wait([this, &l, timer](const boost::system::error_code& wait_ec) {
     if (!wait_ec) accept_next(l);

@@ -16,7 +16,7 @@
 
 namespace stet::detail {
 
-class server_core {
+class server_core final : public connection_host {
  public:
   server_core(router routes, server_options options);
   ~server_core();
@@ -28,7 +28,7 @@ class server_core {
   std::size_t open_connections() const noexcept { return open_.load(); }
 
   /// Called by a worker whenever one of its connections closes.
-  void connection_closed() noexcept;
+  void connection_closed() noexcept override;
 
  private:
   // One acceptor and the workers it feeds: all of them (shared acceptor) or

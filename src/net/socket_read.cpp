@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 // The operation relies on the epoll reactor's start_op() and on where the socket
@@ -20,32 +21,20 @@
 // version in socket_read.hpp.
 
 namespace stet::detail {
-namespace {
-
-// The socket's registration with the reactor is a protected member of Asio's
-// basic_socket; a pointer to it, formed inside a derived class, reads it
-// without a cast.
-struct socket_registration : tcp::socket {
-  static asio::detail::reactor::per_descriptor_data& of(tcp::socket& socket) {
-    constexpr auto impl = &socket_registration::impl_;
-    return (socket.*impl).get_implementation().reactor_data_;
-  }
-};
-
-}  // namespace
 
 socket_read::socket_read() noexcept
     : reactor_op(boost::system::error_code(), &socket_read::perform, &socket_read::complete) {}
 
-void socket_read::start(tcp::socket& socket, char* data, std::size_t size, bool answered, done_fn on_done, void* target,
-                        std::shared_ptr<void> keep) {
+void socket_read::start_on(asio::execution_context& context, int fd,
+                           asio::detail::reactor::per_descriptor_data& registration, const io_target& t, bool answered,
+                           std::shared_ptr<void> keep) {
   // The operation is its own queue node: starting it again while Asio still
   // holds it would corrupt the reactor's or the scheduler's queue.
   if (queued_) std::abort();
   queued_ = true;
-  if (reactor_ == nullptr) reactor_ = &asio::use_service<asio::detail::reactor>(socket.get_executor().context());
-  if (fd_ != socket.native_handle()) {
-    fd_ = socket.native_handle();
+  if (reactor_ == nullptr) reactor_ = &asio::use_service<asio::detail::reactor>(context);
+  if (fd_ != fd) {
+    fd_ = fd;
     // Each recv then reports how much the kernel still holds, counting a
     // received FIN as one byte (Linux 4.18+). Without it nothing is ever known
     // to be drained and every read is tried at once, as Asio does.
@@ -53,25 +42,30 @@ void socket_read::start(tcp::socket& socket, char* data, std::size_t size, bool 
     inq_reported_ = ::setsockopt(fd_, IPPROTO_TCP, TCP_INQ, &on, sizeof on) == 0;
     drained_ = false;
   }
-  data_ = data;
-  size_ = size;
-  done_ = on_done;
-  target_ = target;
+  target_ = t;
   keep_ = std::move(keep);
   ec_ = boost::system::error_code();
   bytes_transferred_ = 0;
   skip_probe_ = drained_ && in_completion_ && answered;
   if (skip_probe_) ++probes_skipped_;
   // Queued for the socket's next readiness edge; tried first unless skip_probe_.
-  reactor_->start_op(asio::detail::reactor::read_op, fd_, socket_registration::of(socket), this,
+  in_start_ = true;
+  reactor_->start_op(asio::detail::reactor::read_op, fd_, registration, this,
                      /*is_continuation=*/true, /*allow_speculative=*/true);
+  in_start_ = false;
   skip_probe_ = false;
 }
 
 asio::detail::reactor_op::status socket_read::perform(asio::detail::reactor_op* base) {
   socket_read* self = static_cast<socket_read*>(base);
   if (self->skip_probe_) return not_done;
-  iovec into{self->data_, self->size_};
+  std::span<char> buffer = self->target_.buffer(self->target_.self, self->in_start_);
+  if (buffer.empty()) {
+    // The target keeps its buffer for bytes that are there: look first.
+    if (const std::optional<status> nothing_yet = self->peek()) return *nothing_yet;
+    buffer = self->target_.buffer(self->target_.self, false);
+  }
+  iovec into{buffer.data(), buffer.size()};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
   msghdr message{};
   message.msg_iov = &into;
@@ -104,6 +98,24 @@ asio::detail::reactor_op::status socket_read::perform(asio::detail::reactor_op* 
   }
 }
 
+// nullopt when a byte is waiting; otherwise how the read ends: not_done (none
+// yet: wait for readiness), or done with an end of stream or an error.
+std::optional<asio::detail::reactor_op::status> socket_read::peek() noexcept {
+  for (;;) {
+    char byte = 0;
+    const ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK);
+    if (n > 0) return std::nullopt;
+    if (n == 0) {
+      ec_ = asio::error::eof;
+      return done;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return not_done;
+    ec_ = boost::system::error_code(errno, boost::asio::error::get_system_category());
+    return done;
+  }
+}
+
 // `owner` is null when the io_context is destroyed with the read queued: then
 // only the keep-alive reference is dropped.
 void socket_read::complete(void* owner, asio::detail::scheduler_operation* base, const boost::system::error_code&,
@@ -113,7 +125,7 @@ void socket_read::complete(void* owner, asio::detail::scheduler_operation* base,
   self->queued_ = false;
   if (owner == nullptr) return;
   self->in_completion_ = true;
-  self->done_(self->target_, self->ec_, self->bytes_transferred_);
+  self->target_.done(self->target_.self, self->ec_, self->bytes_transferred_);
   self->in_completion_ = false;
 }
 

@@ -20,6 +20,10 @@
 // or reset that arrive together make one edge, and the connection would then
 // wait for a timeout.)
 //
+// The buffer is asked for only when the read is about to be tried (at start,
+// or when the socket becomes readable), so a connection that waits for its
+// next request holds no buffer while it waits.
+//
 // It is an operation of Asio's own reactor (boost::asio::detail), queued with
 // the reactor's public start_op() on the descriptor the socket registered, so
 // the event loop, cancellation, close and shutdown treat it like any read.
@@ -27,11 +31,13 @@
 // 1.26, epoll reactor); with any other, socket_read is plain async_read_some.
 
 #include "net/asio.hpp"
+#include "net/transport.hpp"
 
 #include <boost/asio/version.hpp>
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #ifndef STET_SOCKET_READ_ON_REACTOR
@@ -49,46 +55,80 @@
 
 namespace stet::detail {
 
-/// Called on the worker thread with a read's outcome (eof as an error).
-using socket_read_done = void (*)(void* target, const boost::system::error_code& ec, std::size_t bytes);
+/// A read with plain Asio operations: a wait for readability, then one
+/// non-blocking read into the buffer `t.buffer` gives at that moment. Used
+/// where socket_read's own operation cannot be (another Asio, or while it is
+/// still queued after a cancel).
+template <class Socket>
+void read_when_ready(Socket& socket, const io_target& t, std::shared_ptr<void> keep) {
+  socket.async_wait(Socket::wait_read, [&socket, t, keep = std::move(keep)](boost::system::error_code ec) mutable {
+    std::size_t n = 0;
+    if (!ec) {
+      const std::span<char> into = t.buffer(t.self, false);
+      n = socket.read_some(asio::buffer(into.data(), into.size()), ec);
+      if (ec == asio::error::would_block) {  // a spurious wake-up: wait again
+        read_when_ready(socket, t, std::move(keep));
+        return;
+      }
+    }
+    t.done(t.self, ec, n);
+  });
+}
 
 #if STET_SOCKET_READ_ON_REACTOR
 
+// The socket's registration with the reactor is a protected member of Asio's
+// basic_socket; a pointer to it, formed inside a derived class, reads it
+// without a cast.
+template <class Socket>
+struct socket_registration : Socket {
+  static asio::detail::reactor::per_descriptor_data& of(Socket& socket) {
+    constexpr auto impl = &socket_registration::impl_;
+    return (socket.*impl).get_implementation().reactor_data_;
+  }
+};
+
 class socket_read final : public asio::detail::reactor_op {
  public:
-  using done_fn = socket_read_done;
   static constexpr bool skips_probes = true;
 
   socket_read() noexcept;
   socket_read(const socket_read&) = delete;
   socket_read& operator=(const socket_read&) = delete;
 
-  /// Starts a read of at most `size` bytes into `data`; `answered` says a
-  /// response was written since the last read completed. `keep` owns the object
-  /// this read is part of and is held until `on_done` has run (or the io_context
-  /// is destroyed with the read still queued).
-  void start(tcp::socket& socket, char* data, std::size_t size, bool answered, done_fn on_done, void* target,
-             std::shared_ptr<void> keep);
+  /// Starts a read into the buffer `t.buffer` gives when the read is tried;
+  /// `answered` says a response was written since the last read completed.
+  /// `keep` owns the object this read is part of and is held until `t.done`
+  /// has run (or the io_context is destroyed with the read still queued).
+  template <class Socket>
+  void start(Socket& socket, const io_target& t, bool answered, std::shared_ptr<void> keep) {
+    start_on(socket.get_executor().context(), socket.native_handle(), socket_registration<Socket>::of(socket), t,
+             answered, std::move(keep));
+  }
 
   /// System calls saved so far (reads that were not tried at once).
   std::size_t probes_skipped() const noexcept { return probes_skipped_; }
+  /// Started and not completed yet (a cancelled read stays so until its
+  /// completion has run): start() must not be called then.
+  bool busy() const noexcept { return queued_; }
 
  private:
+  void start_on(asio::execution_context& context, int fd, asio::detail::reactor::per_descriptor_data& registration,
+                const io_target& t, bool answered, std::shared_ptr<void> keep);
   static status perform(asio::detail::reactor_op* base);
+  std::optional<status> peek() noexcept;
   static void complete(void* owner, asio::detail::scheduler_operation* base, const boost::system::error_code&,
                        std::size_t);
 
   asio::detail::reactor* reactor_ = nullptr;
   int fd_ = -1;
-  char* data_ = nullptr;
-  std::size_t size_ = 0;
-  done_fn done_ = nullptr;
-  void* target_ = nullptr;
+  io_target target_;
   std::shared_ptr<void> keep_;
   bool inq_reported_ = false;   // TCP_INQ is on for fd_
   bool drained_ = false;        // the last recv left nothing (no byte, no FIN) in the kernel
   bool in_completion_ = false;  // running done_: no event was consumed since that recv
   bool skip_probe_ = false;     // set only while start_op() runs
+  bool in_start_ = false;       // perform() is the speculative try start_op() makes
   bool queued_ = false;         // started and not yet completed
   std::size_t probes_skipped_ = 0;
 };
@@ -97,16 +137,14 @@ class socket_read final : public asio::detail::reactor_op {
 
 class socket_read {
  public:
-  using done_fn = socket_read_done;
   static constexpr bool skips_probes = false;
 
-  void start(tcp::socket& socket, char* data, std::size_t size, bool /*answered*/, done_fn on_done, void* target,
-             std::shared_ptr<void> keep) {
-    socket.async_read_some(asio::buffer(data, size),
-                           [on_done, target, keep = std::move(keep)](const boost::system::error_code& ec,
-                                                                     std::size_t n) { on_done(target, ec, n); });
+  template <class Socket>
+  void start(Socket& socket, const io_target& t, bool /*answered*/, std::shared_ptr<void> keep) {
+    read_when_ready(socket, t, std::move(keep));
   }
   std::size_t probes_skipped() const noexcept { return 0; }
+  bool busy() const noexcept { return false; }
 };
 
 #endif

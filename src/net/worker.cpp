@@ -1,7 +1,6 @@
 #include "net/worker.hpp"
 
 #include "net/connection.hpp"
-#include "net/server_core.hpp"
 #include "net/sigpipe.hpp"
 #include "route/router_access.hpp"
 
@@ -9,8 +8,17 @@
 
 namespace stet::detail {
 
-worker::worker(server_core& core, const router& routes, const server_options& options, access_log_sink* log_sink)
-    : core_(core),
+namespace {
+
+// Spare exchanges a worker keeps (about 15 KiB each): enough for a busy
+// moment's concurrency to reuse them, few enough that a burst of ten thousand
+// busy connections does not keep ten thousand after it passes.
+constexpr std::size_t retained_exchanges = 128;
+
+}  // namespace
+
+worker::worker(connection_host& host, const router& routes, const server_options& options, access_log_sink* log_sink)
+    : host_(host),
       routes_(routes),
       options_(options),
       keep_running_(asio::make_work_guard(io_)),
@@ -25,7 +33,9 @@ worker::worker(server_core& core, const router& routes, const server_options& op
       drain_deadline_(io_),
       log_(log_sink, options.access_log),
       log_flush_(io_),
-      timing_(options.metrics != nullptr || options.tracer != nullptr || options.server_timing) {
+      timing_(options.metrics != nullptr || options.tracer != nullptr || options.server_timing),
+      exchanges_(options, retained_exchanges),
+      discard_(new char[discard_bytes]) {
   writer_.dates().count_refreshes_in(&counters_.date_refreshes);
   counters_.memo = &memo_;
   counters_.routes = &router_access::state(routes_);
@@ -66,17 +76,18 @@ void worker::join() {
   if (thread_.joinable()) thread_.join();
 }
 
-void worker::adopt(tcp::socket socket, const tcp::endpoint& peer) {
+void worker::report_error(std::string_view where, std::error_code code, std::string_view detail) const {
+  if (options_.error_reporter) options_.error_reporter(server_error{where, code, detail});
+}
+
+void worker::adopt(std::unique_ptr<transport> stream, const endpoint& peer) {
   if (draining_) {
-    boost::system::error_code ignored;
-    socket.close(ignored);
-    core_.connection_closed();
+    stream->close();
+    host_.connection_closed();
     return;
   }
-  boost::system::error_code ignored;
-  socket.set_option(tcp::no_delay(true), ignored);
   worker_counters::bump(counters_.connections_accepted);
-  auto c = std::make_shared<connection>(*this, std::move(socket), peer);
+  auto c = std::make_shared<connection>(*this, std::move(stream), peer);
   connections_.insert(c.get());
   counters_.connections_open.store(connections_.size(), std::memory_order_relaxed);
   c->start();
@@ -136,7 +147,7 @@ void worker::drain() {
 void worker::closed(connection& c) noexcept {
   connections_.erase(&c);
   counters_.connections_open.store(connections_.size(), std::memory_order_relaxed);
-  core_.connection_closed();
+  host_.connection_closed();
   finish_drain_if_idle();
 }
 

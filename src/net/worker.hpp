@@ -6,25 +6,38 @@
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
 
-#include "metrics/memo_stats.hpp"
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
+#include "metrics/memo_stats.hpp"
 #include "net/asio.hpp"
 #include "net/deadline_list.hpp"
+#include "net/exchange.hpp"
+#include "net/transport.hpp"
 
 #include <array>
+#include <memory>
 #include <optional>
+#include <span>
 #include <thread>
 #include <unordered_set>
 
 namespace stet::detail {
 
 class connection;
-class server_core;
+
+/// Who a worker tells when one of its connections closes (the server counts
+/// connections across workers); a test harness may stand in for the server.
+class connection_host {
+ public:
+  virtual void connection_closed() noexcept = 0;
+
+ protected:
+  ~connection_host() = default;
+};
 
 class worker {
  public:
-  worker(server_core& core, const router& routes, const server_options& options, access_log_sink* log_sink);
+  worker(connection_host& host, const router& routes, const server_options& options, access_log_sink* log_sink);
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
   ~worker();
@@ -41,12 +54,19 @@ class worker {
   /// Whether connections measure phase durations (metrics, tracer or Server-Timing need them).
   bool timing() const noexcept { return timing_; }
   stet::tracer* tracer() const noexcept { return options_.tracer.get(); }
+  /// The spare exchanges (buffers, parser, request) connections take while busy.
+  exchange_pool& exchanges() noexcept { return exchanges_; }
+  /// Where lingering connections read what they throw away: shared, since a
+  /// read's bytes are never looked at.
+  std::span<char> discard_buffer() noexcept { return {discard_.get(), discard_bytes}; }
+  /// Hands a server_error to server_options::error_reporter, if any.
+  void report_error(std::string_view where, std::error_code code, std::string_view detail) const;
 
   void start_thread();
   void join();
 
-  /// Runs on this worker's thread: wraps an accepted socket in a connection.
-  void adopt(tcp::socket socket, const tcp::endpoint& peer);
+  /// Runs on this worker's thread: starts a connection over `stream`.
+  void adopt(std::unique_ptr<transport> stream, const endpoint& peer);
   /// Runs on this worker's thread: graceful stop of every connection.
   void drain();
 
@@ -61,7 +81,9 @@ class worker {
   void on_tick();
   void finish_drain_if_idle();
 
-  server_core& core_;
+  static constexpr std::size_t discard_bytes = 16 * 1024;
+
+  connection_host& host_;
   const router& routes_;
   const server_options& options_;
   asio::io_context io_{1};
@@ -80,6 +102,8 @@ class worker {
   memo_stats memo_;  // the worker thread's memo and cache counters (see install_thread_memo_stats)
   bool timing_;
   bool draining_ = false;
+  exchange_pool exchanges_;
+  std::unique_ptr<char[]> discard_;
 
   std::unordered_set<connection*> connections_;
 };

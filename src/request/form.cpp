@@ -2,22 +2,13 @@
 
 #include <stet/error.hpp>
 
+#include "http/percent.hpp"
+#include "metrics/memo_stats.hpp"
 #include "request/arena.hpp"
 #include "request/field_index.hpp"
-#include "metrics/memo_stats.hpp"
-#include "http/percent.hpp"
+#include "request/form_access.hpp"
 
 namespace stet {
-namespace detail {
-
-struct form_access {
-  static form_data make(std::span<const form_field> all, std::span<const form_field> sorted) noexcept {
-    return form_data(all, sorted);
-  }
-};
-
-}  // namespace detail
-
 namespace {
 
 // Calls visit(segment) for every non-empty '&'-separated segment.

@@ -35,6 +35,8 @@ struct request_access {
   static void set_fields(request& r, std::span<const header_field> fields) noexcept { r.fields_ = fields; }
   static void set_body(request& r, std::string_view body) noexcept { r.body_ = body; }
   static void set_arena(request& r, std::pmr::memory_resource& arena) noexcept { r.arena_ = &arena; }
+  /// `peer` must outlive the request (the connection holds it).
+  static void set_remote(request& r, const endpoint& peer) noexcept { r.remote_ = &peer; }
   // Route parameters: written by the router's dispatch only.
   static route_params& params(request& r) noexcept { return r.params_; }
 };

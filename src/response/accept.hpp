@@ -4,6 +4,7 @@
 // every media range is compared against the three candidates as it is read,
 // keeping for each the q of its most specific matching range (RFC 9110 12.5.1).
 
+#include "http/qvalue.hpp"
 #include "http/token.hpp"
 
 #include <array>
@@ -19,19 +20,7 @@ inline constexpr std::size_t error_format_count = 3;
 /// A qvalue ("0", "0.5", "1.000") as thousandths; a malformed one counts as 1000
 /// (RFC 9110 lets a recipient ignore what it cannot parse, and ignoring the
 /// weight is kinder to the client than ignoring the range).
-constexpr int parse_qvalue(std::string_view q) noexcept {
-  if (q.empty() || (q[0] != '0' && q[0] != '1')) return 1000;
-  int value = (q[0] - '0') * 1000;
-  if (q.size() == 1) return value;
-  if (q[1] != '.' || q.size() > 5) return 1000;
-  int scale = 100;
-  for (char c : q.substr(2)) {
-    if (c < '0' || c > '9') return 1000;
-    value += (c - '0') * scale;
-    scale /= 10;
-  }
-  return value > 1000 ? 1000 : value;
-}
+constexpr int parse_qvalue(std::string_view q) noexcept { return parse_qvalue_exact(q).value_or(1000); }
 
 /// The weight (0..1000) a media range's parameters give it: its q parameter, or 1000.
 constexpr int media_range_weight(std::string_view params) noexcept {

@@ -3,6 +3,7 @@
 #include <stet/error.hpp>
 
 #include "http/token.hpp"
+#include "response/header_scan.hpp"
 
 #include <unistd.h>
 
@@ -26,20 +27,6 @@ std::error_code check_field(std::string_view name, std::string_view value) noexc
     if (iequals(name, reserved)) return error::reserved_header;
   }
   return {};
-}
-
-// Calls visit(line_begin, line_end, name, value) for each serialised field.
-template <typename Visit>
-void for_each_field(std::string_view block, Visit&& visit) {
-  std::size_t pos = 0;
-  while (pos < block.size()) {
-    const std::size_t eol = block.find("\r\n", pos);
-    const std::size_t colon = block.find(':', pos);
-    const std::string_view name = block.substr(pos, colon - pos);
-    const std::string_view value = block.substr(colon + 2, eol - colon - 2);
-    if (visit(pos, eol + 2, name, value)) return;
-    pos = eol + 2;
-  }
 }
 
 }  // namespace
@@ -115,7 +102,7 @@ response&& response::with_header(std::string_view name, std::string_view value) 
 
 std::optional<std::string_view> response::header(std::string_view name) const noexcept {
   std::optional<std::string_view> found;
-  for_each_field(fields_.str(), [&](std::size_t, std::size_t, std::string_view n, std::string_view v) {
+  detail::for_each_field(fields_.str(), [&](std::string_view n, std::string_view v) {
     if (!iequals(n, name)) return false;
     found = v;
     return true;

@@ -1,7 +1,7 @@
 #include <stet/router.hpp>
 
-#include "response/error_pages.hpp"
 #include "request/request_access.hpp"
+#include "response/error_pages.hpp"
 #include "route/epoch.hpp"
 #include "route/match.hpp"
 #include "route/params_access.hpp"
@@ -122,7 +122,12 @@ response dispatch(const detail::route_table& t, request& req) {
   response r = e.chain_size == 0 ? e.handler->invoke(*e.handler, req, args)
                                  : run_chain(t.chain.data() + e.chain_begin, e.chain_size, req,
                                              [&] { return e.handler->invoke(*e.handler, req, args); });
-  if (detail::pending_response* pending = detail::response_access::pending(r)) pending->report = t.report;
+  if (detail::pending_response* pending = detail::response_access::pending(r)) {
+    pending->report = t.report;
+    pending->compress = e.def->compress;
+  } else if (!e.def->compress) {
+    r.no_compression();
+  }
   return r;
 }
 

@@ -4,7 +4,6 @@
 
 #include <stet/responder.hpp>
 
-#include <cstdio>
 #include <exception>
 
 namespace stet {
@@ -88,6 +87,7 @@ response finish_pending(pending_response& state, request& req) {
     report_failure(state.report.get(), req.path(), "asynchronous handler dropped its responder without sending");
     r = error_page(status::internal_server_error, req);
   }
+  if (!state.compress) r.no_compression();
   try {
     for (std::size_t i = state.afters.size(); i-- > 0;) {
       if (state.afters[i]->after) state.afters[i]->after(req, r);
@@ -109,17 +109,12 @@ response settle(std::shared_ptr<pending_response> state) {
   return response_access::make_pending(std::move(state));
 }
 
-void report_failure(const error_reporter* report, std::string_view path, std::string_view what) noexcept {
+void report_failure(const error_reporter* report, std::string_view /*path*/, std::string_view what) noexcept {
   try {
-    if (report != nullptr && *report) {
-      (*report)(what);
-      return;
-    }
+    if (report != nullptr && *report) (*report)(what);
   } catch (...) {
     // A reporter that throws has nowhere left to report to.
   }
-  std::fprintf(stderr, "stet: handler for %.*s failed: %.*s\n", static_cast<int>(path.size()), path.data(),
-               static_cast<int>(what.size()), what.data());
 }
 
 }  // namespace detail

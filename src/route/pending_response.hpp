@@ -62,6 +62,7 @@ class pending_response {
   // there) and where a failure is reported.
   std::vector<const middleware_layer*> afters;
   std::shared_ptr<const error_reporter> report;
+  bool compress = true;  // the route's route_options::compress, applied to the answer
 
  private:
   bool settle_locked(std::unique_lock<std::mutex>& lock, response r);
@@ -80,7 +81,8 @@ class pending_response {
 /// first; a hook that throws turns the answer into a 500.
 response finish_pending(pending_response& state, request& req);
 
-/// Reports a failure through `report`, or to stderr without one. Never throws.
+/// Reports a failure through `report`, if there is one (the library never
+/// writes to stderr by itself). Never throws.
 void report_failure(const error_reporter* report, std::string_view path, std::string_view what) noexcept;
 
 }  // namespace stet::detail

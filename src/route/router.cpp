@@ -24,6 +24,7 @@ void route_scope::add(stet::method m, std::string_view pattern, const route_opti
   def->handler = std::move(handler);
   def->layer = layer_;
   def->name = options.name;
+  def->compress = options.compress;
   std::vector<std::unique_ptr<route_def>> batch;
   batch.push_back(std::move(def));
   const std::lock_guard lock(state_->mutex);

@@ -36,6 +36,7 @@ struct route_def {
   std::shared_ptr<const handler_box> handler;
   std::shared_ptr<layer_node> layer;
   std::string name;
+  bool compress = true;  // route_options::compress
   std::uint32_t id = 0;  // its index in router_state::defs: the key of per-route metrics
 };
 

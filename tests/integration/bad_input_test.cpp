@@ -56,6 +56,9 @@ const bad_case bad_cases[] = {
     {"HostWithUserinfo", "GET /plaintext HTTP/1.1\r\nHost: user@a\r\n\r\n", 400},
     {"HostWithNonNumericPort", "GET /plaintext HTTP/1.1\r\nHost: a:80x\r\n\r\n", 400},
     {"AbsoluteFormWithoutHost", "GET http://a/plaintext HTTP/1.1\r\n\r\n", 400},
+    // RFC 9110 4.2.4: userinfo in an http(s) URI is refused, not taken for the host.
+    {"AbsoluteFormWithUserinfo", "GET http://user:pw@a/plaintext HTTP/1.1\r\nHost: a\r\n\r\n", 400},
+    {"AbsoluteFormWithEmptyUserinfo", "GET http://@a/plaintext HTTP/1.1\r\nHost: a\r\n\r\n", 400},
     // Field syntax (RFC 9110 5.5, RFC 9112 5.1).
     {"NulInFieldValue", with_field(std::string("X-A: b\0c", 8)), 400},
     {"BareCrInFieldValue", with_field("X-A: b\rc"), 400},

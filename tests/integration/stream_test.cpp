@@ -9,7 +9,9 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -53,8 +55,20 @@ class Stream : public ::testing::Test {
       return res;
     });
     r.get("/small", [](stet::request&) { return stet::response::text("after"); });
-    server_ = std::make_unique<running_server>(std::move(r));
+    r.get("/boom", [](stet::request&) -> stet::response { throw std::runtime_error("boom"); });
+    stet::server_options options = stet::test::test_options();
+    options.error_reporter = [this](const stet::server_error& e) {
+      const std::lock_guard<std::mutex> lock(reported_mutex_);
+      reported_.push_back(std::string(e.where) + ": " + std::string(e.detail));
+    };
+    server_ = std::make_unique<running_server>(std::move(r), options);
   }
+  std::vector<std::string> reported() {
+    const std::lock_guard<std::mutex> lock(reported_mutex_);
+    return reported_;
+  }
+  std::mutex reported_mutex_;
+  std::vector<std::string> reported_;
   stream_probe probe_;
   std::unique_ptr<running_server> server_;
 };
@@ -142,6 +156,16 @@ TEST_F(Stream, ThrowingProducerClosesTheConnection) {
   const auto r = again.request("GET", "/small");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->body, "after");
+  // Told to the embedder's reporter, not written to stderr by the library.
+  EXPECT_EQ(reported(), std::vector<std::string>{"stream producer: producer failed"});
+}
+
+TEST_F(Stream, AHandlerThatThrowsIsReportedToTheServersErrorReporter) {
+  raw_client client(server_->port());
+  const auto r = client.request("GET", "/boom");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 500);
+  EXPECT_EQ(reported(), std::vector<std::string>{"handler: boom"});
 }
 
 }  // namespace

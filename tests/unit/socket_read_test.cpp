@@ -27,7 +27,13 @@ struct reader : std::enable_shared_from_this<reader> {
   enum class then { stop, read_unanswered, read_answered };
 
   void start(bool answered) {
-    read.start(socket, buffer, sizeof buffer, answered, &reader::on_done, this, shared_from_this());
+    read.start(socket, stet::detail::io_target{this, &reader::on_done, &reader::into}, answered, shared_from_this());
+  }
+  static std::span<char> into(void* target, bool speculative) noexcept {
+    reader& self = *static_cast<reader*>(target);
+    if (speculative && self.decline_speculative) return {};
+    ++self.buffers_asked;
+    return {self.buffer, sizeof self.buffer};
   }
   static void on_done(void* target, const boost::system::error_code& ec, std::size_t n) {
     reader& self = *static_cast<reader*>(target);
@@ -45,6 +51,8 @@ struct reader : std::enable_shared_from_this<reader> {
   char buffer[64];
   std::string received;
   int completions = 0;
+  int buffers_asked = 0;             // the buffer is asked for only when a read is tried
+  bool decline_speculative = false;  // as an idle connection does
   boost::system::error_code last_error;
   then next_from_completion = then::stop;
 };
@@ -89,10 +97,48 @@ TEST_F(SocketRead, AfterAnAnswerWithNothingLeftTheNextReadWaitsWithoutTrying) {
   auto r = first_read(reader::then::read_answered);
   ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
   EXPECT_EQ(r->read.probes_skipped(), 1u);
+  // The waiting read holds no buffer: it asks for one only when bytes come.
+  EXPECT_EQ(r->buffers_asked, 1);
   client_sends("two");
   ASSERT_TRUE(run_until([&] { return r->completions == 2; }));
+  EXPECT_EQ(r->buffers_asked, 2);
   EXPECT_EQ(r->received, "onetwo");
   EXPECT_FALSE(r->last_error);
+}
+
+TEST_F(SocketRead, AReaderThatDeclinesASpeculativeTryGetsItsBytesAnyway) {
+  auto r = std::make_shared<reader>(server_);
+  r->decline_speculative = true;
+  r->start(false);  // tried at once: nothing there, and no buffer given up for it
+  EXPECT_EQ(r->buffers_asked, 0);
+  client_sends("one");
+  ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
+  EXPECT_EQ(r->received, "one");
+  EXPECT_EQ(r->buffers_asked, 1);
+  // Bytes already there when a declined try is made: looked at, then read.
+  client_sends("two");
+  std::this_thread::sleep_for(50ms);
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 2; }));
+  EXPECT_EQ(r->received, "onetwo");
+  // An end of stream behind a declined try is seen at once.
+  client_.shutdown(tcp::socket::shutdown_send);
+  std::this_thread::sleep_for(50ms);
+  r->start(false);
+  ASSERT_TRUE(run_until([&] { return r->completions == 3; }));
+  EXPECT_EQ(r->last_error, asio::error::eof);
+}
+
+TEST_F(SocketRead, ACancelledReadStaysBusyUntilItsCompletionRuns) {
+  auto r = first_read();
+  io_.restart();
+  io_.poll();  // nothing to read: queued
+  ASSERT_TRUE(r->read.busy() || !socket_read::skips_probes);
+  server_.cancel();
+  EXPECT_TRUE(r->read.busy() || !socket_read::skips_probes);  // its aborted completion is queued, not run
+  ASSERT_TRUE(run_until([&] { return r->completions == 1; }));
+  EXPECT_EQ(r->last_error, asio::error::operation_aborted);
+  EXPECT_FALSE(r->read.busy());
 }
 
 TEST_F(SocketRead, AFinThatCameWithTheDataIsSeenAtOnce) {

@@ -1,0 +1,13 @@
+#pragma once
+// GET /report.json: the benchmark's dynamic body.
+
+#include <stet/router.hpp>
+
+namespace stet_server {
+
+/// Adds GET /report.json: a deterministic JSON document of about 60 KB (nested
+/// objects and arrays, strings that need escaping, integers and doubles),
+/// written by stet::json::writer on every request - the same bytes each time.
+void add_report_routes(stet::router& routes);
+
+}  // namespace stet_server

@@ -1,0 +1,80 @@
+#pragma once
+// What a connection needs only while an exchange is in progress: the read
+// buffer, the parser, the request with its arena and header list, the body,
+// the output queue and a streamed response. A connection takes one from its
+// worker's pool when bytes are ready to read and gives it back when its
+// responses are written and nothing is left, so an idle keep-alive connection
+// holds none of it (measured: docs/benchmarks.md, idle connections).
+
+#include <stet/request.hpp>
+#include <stet/response.hpp>
+#include <stet/server_options.hpp>
+
+#include "http/request_parser.hpp"
+#include "net/output_queue.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <memory_resource>
+#include <string>
+#include <vector>
+
+namespace stet::detail {
+
+struct exchange {
+  static constexpr std::size_t initial_buffer_bytes = 8 * 1024;
+  static constexpr std::size_t arena_bytes = 4 * 1024;
+
+  explicit exchange(const server_options& options);
+  exchange(const exchange&) = delete;
+  exchange& operator=(const exchange&) = delete;
+
+  /// The request is answered: its arena is rewound, a body that grew for it trimmed.
+  void end_request() noexcept;
+  /// Ready for another connection or request: nothing buffered, no message
+  /// open, and no buffer kept that one large request grew.
+  void recycle() noexcept;
+
+  // Read buffer: [begin, end) not yet parsed. The current message's head stays
+  // in place from parser.message_start() while the message is open.
+  std::unique_ptr<char[]> buffer;
+  std::size_t capacity = initial_buffer_bytes;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  request_parser parser;
+  std::string body;
+
+  std::unique_ptr<std::byte[]> arena_storage;
+  std::pmr::monotonic_buffer_resource arena;
+  std::vector<header_field> fields;
+  stet::request request;
+
+  output_queue output;
+  response stream;    // the streamed response in progress (its head already queued), if any
+  std::string chunk;  // the stream's current piece
+};
+
+/// A worker's spare exchanges. Taking one is not a heap allocation once the
+/// pool is warm; at most `retained` spares are kept, the rest are freed, so a
+/// burst of busy connections does not pin its memory after it passes.
+class exchange_pool {
+ public:
+  exchange_pool(const server_options& options, std::size_t retained);
+  exchange_pool(const exchange_pool&) = delete;
+  exchange_pool& operator=(const exchange_pool&) = delete;
+
+  std::unique_ptr<exchange> take();
+  void give_back(std::unique_ptr<exchange> x) noexcept;
+
+  std::size_t spares() const noexcept { return spares_.size(); }
+  /// Exchanges ever created: the pool's misses.
+  std::size_t created() const noexcept { return created_; }
+
+ private:
+  const server_options& options_;
+  std::size_t retained_;
+  std::vector<std::unique_ptr<exchange>> spares_;
+  std::size_t created_ = 0;
+};
+
+}  // namespace stet::detail

@@ -1,0 +1,85 @@
+#pragma once
+// One compressor state (zlib deflate with the gzip wrapper, a brotli encoder,
+// a zstd context), kept by a worker and reset between bodies instead of being
+// created per response. A state is used by one body at a time.
+
+#include <stet/compression.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace stet::detail {
+
+/// What write() does after taking the input.
+enum class flush_kind : std::uint8_t {
+  none,    ///< keep buffering: output may lag the input
+  sync,    ///< everything so far is decodable by the client (Z_SYNC_FLUSH, BROTLI_OPERATION_FLUSH, ZSTD_e_flush)
+  finish,  ///< the body ends here; the state must be begun again before the next write
+};
+
+/// The parameters a body is compressed with, read from compression_settings.
+struct encoder_params {
+  int gzip_level = 1;
+  int brotli_quality = 6;
+  int brotli_window = 19;
+  int zstd_level = 3;
+};
+
+/// Extracts the encoder parameters from `s`.
+constexpr encoder_params params_of(const compression_settings& s) noexcept {
+  return {s.gzip_level, s.brotli_quality, s.brotli_window, s.zstd_level};
+}
+
+class encoder {
+ public:
+  virtual ~encoder() = default;
+  /// Starts a body. `size_hint` is its length when known, else 0 (a stream):
+  /// zstd writes it into the frame, brotli sizes its window to it. False when
+  /// the library refuses the parameters or is out of memory.
+  virtual bool begin(const encoder_params& p, std::uint64_t size_hint) noexcept = 0;
+  /// Compresses `input` and appends what the library produces to `out`
+  /// (growing it as needed); then flushes as `flush` says. False on a library
+  /// error: the body is then unusable and `out` holds a partial result.
+  /// @throws std::bad_alloc when `out` cannot grow.
+  virtual bool write(std::string_view input, flush_kind flush, std::string& out) = 0;
+  virtual content_coding coding() const noexcept = 0;
+};
+
+/// A new state for `c` (gzip, br or zstd); null for identity or when out of memory.
+std::unique_ptr<encoder> make_encoder(content_coding c);
+std::unique_ptr<encoder> make_gzip_encoder();
+std::unique_ptr<encoder> make_brotli_encoder();
+std::unique_ptr<encoder> make_zstd_encoder();
+
+/// The tail of a string that a C library writes into through (pointer,
+/// available): open() makes room, close() keeps what was written.
+class output_room {
+ public:
+  explicit output_room(std::string& out) noexcept : out_(out) {}
+  /// Makes `n` more bytes writable at the end of the string and returns them.
+  /// @throws std::bad_alloc when the string cannot grow.
+  char* open(std::size_t n) {
+    kept_ = out_.size();
+    out_.resize(kept_ + n);
+    return out_.data() + kept_;
+  }
+  /// Keeps `written` of the bytes open() made room for.
+  void close(std::size_t written) noexcept { out_.resize(kept_ + written); }
+
+ private:
+  std::string& out_;
+  std::size_t kept_ = 0;
+};
+
+/// Room to open for one more library call: what the input may need (`bound`),
+/// at least a few KiB, more as the string grows, so a long body takes few calls.
+constexpr std::size_t room_for(std::size_t bound, std::size_t produced_so_far) noexcept {
+  constexpr std::size_t floor = 4096;
+  const std::size_t grow = produced_so_far / 2;
+  const std::size_t want = bound > grow ? bound : grow;
+  return want > floor ? want : floor;
+}
+
+}  // namespace stet::detail

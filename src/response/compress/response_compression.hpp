@@ -1,0 +1,34 @@
+#pragma once
+// The one call that compresses a handler's response: gathers the facts from
+// the request and the response, asks plan_compression(), and carries the plan
+// out (Vary, Content-Encoding, variant ETag, the coded body or a compressing
+// stream). Meant to run where a response is queued, after the handler and the
+// after-hooks, while the request is still readable.
+
+#include <stet/compression.hpp>
+
+#include "response/compress/policy.hpp"
+
+namespace stet {
+class request;
+class response;
+}  // namespace stet
+
+namespace stet::detail {
+
+/// The request's side of the decision: HEAD, Range, Accept-Encoding (the first field).
+compression_request compression_facts(const request& q) noexcept;
+
+/// The response's side, read in one pass over its header block.
+compression_response compression_facts(const response& r) noexcept;
+
+/// Plans and applies compression to `r` for `q`. `route_allows` is the
+/// route's compress option. Returns the plan, which the writer needs for one
+/// thing: plan.omit_content_length (HEAD of a coded variant). A plan whose
+/// coding could not be applied (the library failed) comes back as identity
+/// with the body untouched; not_acceptable is left to the caller (406 or not).
+/// @throws std::bad_alloc when out of memory.
+compression_plan compress_response(const request& q, response& r, const compression_settings& s,
+                                   bool route_allows = true);
+
+}  // namespace stet::detail

@@ -1,0 +1,204 @@
+// The connection's state machine over the in-memory transport: no sockets, so
+// the bytes can be cut anywhere. A pipelined batch of mixed requests must get
+// the same answers however it is split into reads (Beast's parsegrind idea),
+// and an idle keep-alive connection must hold no exchange.
+
+#include "net/connection.hpp"
+
+#include "net/memory_transport.hpp"
+#include "net/worker.hpp"
+
+#include <stet/router.hpp>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+using stet::detail::memory_stream;
+using stet::detail::memory_transport;
+
+struct counting_host final : stet::detail::connection_host {
+  int closed = 0;
+  void connection_closed() noexcept override { ++closed; }
+};
+
+stet::router routes() {
+  stet::router r;
+  r.get("/a", [](stet::request&) { return stet::response::text("alpha"); });
+  r.post("/echo", [](stet::request& req) { return stet::response::text(req.body()); });
+  r.get("/big", [](stet::request&) { return stet::response::text(std::string(40 * 1024, 'b')); });
+  r.get("/stream", [](stet::request&) {
+    stet::response s;
+    s.set_stream([n = 0](stet::stream_writer& w) mutable {
+      w.write(std::string(10'000 + n, static_cast<char>('0' + n)));
+      return ++n < 3;
+    });
+    return s;
+  });
+  return r;
+}
+
+// One worker whose event loop the test turns by hand.
+class memory_server {
+ public:
+  memory_server() : routes_(routes()), worker_(host_, routes_, options_, nullptr) {}
+
+  std::shared_ptr<memory_stream> connect() {
+    auto stream = std::make_shared<memory_stream>(worker_.io());
+    worker_.adopt(std::make_unique<memory_transport>(stream), stet::endpoint::parse("192.0.2.7", 4000));
+    return stream;
+  }
+  /// Runs the loop until `done()` (or a bounded number of steps).
+  template <class Done>
+  bool run_until(Done done) {
+    for (int steps = 0; steps < 100'000 && !done(); ++steps) worker_.io().run_one();
+    return done();
+  }
+  /// Feeds `chunks` (one read each), then an end of stream; runs until the
+  /// connection closes; returns everything it wrote.
+  std::string exchange(const std::vector<std::string>& chunks, std::size_t write_limit = SIZE_MAX) {
+    const int closed_before = host_.closed;
+    auto stream = connect();
+    stream->write_limit = write_limit;
+    for (const std::string& c : chunks) stream->feed(c);
+    stream->feed_eof();
+    EXPECT_TRUE(run_until([&] { return host_.closed > closed_before; }));
+    return stream->take_output();
+  }
+  stet::detail::worker& worker() noexcept { return worker_; }
+
+ private:
+  counting_host host_;
+  stet::server_options options_;
+  stet::router routes_;
+  stet::detail::worker worker_;
+};
+
+// The Date header is the only part of an answer that may differ between runs.
+std::string without_dates(const std::string& wire) {
+  static const std::regex date("Date: [^\r]*\r\n");
+  return std::regex_replace(wire, date, "Date: -\r\n");
+}
+
+const std::string batch =
+    "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+    "HEAD /a HTTP/1.1\r\nHost: x\r\n\r\n"
+    "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world"
+    "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\n"
+    "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n"
+    "GET /big HTTP/1.1\r\nHost: x\r\n\r\n"
+    "GET /a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+
+TEST(Connection, APipelinedBatchIsAnsweredInOrderAndClosedAfterConnectionClose) {
+  memory_server server;
+  const std::string out = server.exchange({batch});
+  std::vector<std::string> statuses;
+  static const std::regex status_line("HTTP/1\\.1 (\\d{3})");
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), status_line); it != std::sregex_iterator(); ++it) {
+    statuses.push_back((*it)[1]);
+  }
+  EXPECT_EQ(statuses, (std::vector<std::string>{"200", "200", "200", "200", "404", "200", "200"}));
+  EXPECT_NE(out.find("\r\n\r\nhello world"), std::string::npos);
+  EXPECT_NE(out.find(std::string(40 * 1024, 'b')), std::string::npos);
+  EXPECT_NE(out.rfind("Connection: close\r\n"), std::string::npos);
+  EXPECT_EQ(out.substr(out.size() - 5), "alpha");
+}
+
+TEST(Connection, EverySplitOfAPipelinedBatchGetsTheSameAnswers) {
+  memory_server server;
+  const std::string expected = without_dates(server.exchange({batch}));
+  ASSERT_FALSE(expected.empty());
+  for (std::size_t at = 1; at < batch.size(); ++at) {
+    const std::string got = without_dates(server.exchange({batch.substr(0, at), batch.substr(at)}));
+    ASSERT_EQ(got, expected) << "split at byte " << at << " of " << batch.size();
+  }
+}
+
+TEST(Connection, AByteAtATimeGetsTheSameAnswers) {
+  memory_server server;
+  const std::string expected = without_dates(server.exchange({batch}));
+  std::vector<std::string> bytes;
+  for (char c : batch) bytes.emplace_back(1, c);
+  EXPECT_EQ(without_dates(server.exchange(bytes)), expected);
+}
+
+TEST(Connection, WritesTheStreamTakesInPiecesStillSendEveryByteInOrder) {
+  memory_server server;
+  const std::string request = "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n" + batch;
+  const std::string expected = without_dates(server.exchange({request}));
+  EXPECT_NE(expected.find("Transfer-Encoding: chunked\r\n"), std::string::npos);
+  EXPECT_NE(expected.find("2710\r\n" + std::string(10'000, '0') + "\r\n"), std::string::npos);
+  EXPECT_NE(expected.find("0\r\n\r\nHTTP/1.1 200 OK"), std::string::npos);  // the stream ends before the next answer
+  for (std::size_t limit : {1u, 7u, 4096u}) {
+    EXPECT_EQ(without_dates(server.exchange({request}, limit)), expected) << "at most " << limit << " bytes per write";
+  }
+}
+
+TEST(Connection, AFullStreamMakesTheWriteWaitAndResume) {
+  memory_server server;
+  auto stream = server.connect();
+  stream->blocked_writes = 3;
+  stream->feed("GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(server.run_until([&] { return stream->output().size() > 40 * 1024; }));
+  EXPECT_EQ(stream->blocked_writes, 0u);
+  EXPECT_EQ(stream->output().substr(stream->output().size() - 10), std::string(10, 'b'));
+}
+
+TEST(Connection, AnIdleKeepAliveConnectionHoldsNoExchange) {
+  memory_server server;
+  auto stream = server.connect();
+  stream->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(server.run_until([&] { return stream->output().find("alpha") != std::string::npos; }));
+  server.worker().io().poll();
+  // Answered and waiting for the next request: its exchange is back in the pool.
+  EXPECT_EQ(server.worker().exchanges().spares(), 1u);
+  EXPECT_EQ(server.worker().exchanges().created(), 1u);
+
+  stream->take_output();
+  stream->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(server.run_until([&] { return stream->output().find("alpha") != std::string::npos; }));
+  EXPECT_EQ(server.worker().exchanges().created(), 1u);  // the same one again: no new buffers
+  EXPECT_FALSE(stream->closed());
+}
+
+TEST(Connection, AConnectionThatSentNothingHoldsNoExchange) {
+  memory_server server;
+  auto stream = server.connect();
+  server.worker().io().poll();
+  EXPECT_EQ(server.worker().exchanges().created(), 0u);
+  stream->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(server.run_until([&] { return stream->output().find("alpha") != std::string::npos; }));
+  EXPECT_EQ(server.worker().exchanges().created(), 1u);
+}
+
+TEST(Connection, APartialHeadKeepsItsExchangeUntilTheHeadIsComplete) {
+  memory_server server;
+  auto stream = server.connect();
+  stream->feed("GET /a HTTP/1.1\r\nHo");
+  server.worker().io().poll();
+  EXPECT_EQ(server.worker().exchanges().spares(), 0u);  // the half head lives in it
+  stream->feed("st: x\r\n\r\n");
+  ASSERT_TRUE(server.run_until([&] { return stream->output().find("alpha") != std::string::npos; }));
+  server.worker().io().poll();
+  EXPECT_EQ(server.worker().exchanges().spares(), 1u);
+}
+
+TEST(Connection, ManyIdleConnectionsShareOneExchange) {
+  memory_server server;
+  std::vector<std::shared_ptr<memory_stream>> streams;
+  for (int i = 0; i < 50; ++i) {
+    streams.push_back(server.connect());
+    streams.back()->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+    ASSERT_TRUE(server.run_until([&] { return streams.back()->output().find("alpha") != std::string::npos; }));
+  }
+  server.worker().io().poll();
+  EXPECT_EQ(server.worker().exchanges().created(), 1u);
+  EXPECT_EQ(server.worker().exchanges().spares(), 1u);
+}
+
+}  // namespace
