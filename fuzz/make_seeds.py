@@ -83,6 +83,10 @@ BAD = {
     "SpaceBeforeChunkSize": CHUNKED_POST + b" 3\r\nabc\r\n0\r\n\r\n",
     "ChunkLongerThanItsSize": CHUNKED_POST + b"3\r\nabcX\r\n0\r\n\r\n",
     "ChunkWithoutCrlf": CHUNKED_POST + b"3\r\nabc0\r\n\r\n",
+    "ChunkExtensionWithoutValue": CHUNKED_POST + b"3;a=;b\r\nabc\r\n0\r\n\r\n",
+    "ChunkExtensionWithoutName": CHUNKED_POST + b"3;a=b;;c\r\nabc\r\n0\r\n\r\n",
+    "ChunkExtensionUnterminatedQuote": CHUNKED_POST + b"3;a=\"b\r\nabc\r\n0\r\n\r\n",
+    "ChunkExtensionControlByte": CHUNKED_POST + b"3;a=\"b\x7f\"\r\nabc\r\n0\r\n\r\n",
     "TransferEncodingNotEndingInChunked": post_with(b"Transfer-Encoding: gzip\r\n", b"abc"),
     "ChunkedNotLast": post_with(b"Transfer-Encoding: chunked, gzip\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
     "ChunkedTwice": post_with(b"Transfer-Encoding: chunked, chunked\r\n", b"3\r\nabc\r\n0\r\n\r\n"),
@@ -108,6 +112,11 @@ GOOD = {
     "http10_keep_alive": b"GET /plaintext HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" + get(b"/plaintext"),
     "http12": b"GET /plaintext HTTP/1.2\r\nHost: a\r\n\r\n",
     "connection_close": get(b"/plaintext", b"Connection: close\r\n") + get(b"/plaintext"),
+    "connection_close_tab": get(b"/plaintext", b"Connection: close\t\r\n") + get(b"/plaintext"),
+    "connection_keep_alive_close": get(b"/plaintext", b"Connection: keep-alive,\tCLOSE\r\n") + get(b"/plaintext"),
+    "connection_closed_token": get(b"/plaintext", b"Connection: closed\r\n") + get(b"/plaintext"),
+    "http10_keep_alive_tab": b"GET /plaintext HTTP/1.0\r\nConnection: keep-alive\t\r\n\r\n" + get(b"/plaintext"),
+    "upgrade_tab": get(b"/plaintext", b"Connection: upgrade\t\r\nUpgrade: websocket\r\n") + get(b"/plaintext"),
     "absolute_form": b"GET http://a/plaintext HTTP/1.1\r\nHost: a\r\n\r\n",
     "options_star": b"OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n",
     "options_path": b"OPTIONS /echo HTTP/1.1\r\nHost: a\r\n\r\n",
@@ -120,6 +129,7 @@ GOOD = {
     "echo_empty": post(b"/echo", b""),
     "echo_chunked": CHUNKED_POST + chunk(b"hel") + chunk(b"lo") + b"0\r\n\r\n",
     "echo_chunked_ext_trailer": CHUNKED_POST + b"3;a=b\r\nabc\r\n0\r\nX-T: 1\r\n\r\n",
+    "echo_chunked_ext_list": CHUNKED_POST + b"3;a=b;c=d;e\r\nabc\r\n0;f=\"g;h\";i=j\r\n\r\n",
     "expect_continue": post(b"/echo", b"abc", b"Expect: 100-continue\r\n"),
     "expect_continue_404": post(b"/nowhere", b"abc", b"Expect: 100-continue\r\n"),
     "expect_other": post(b"/echo", b"abc", b"Expect: something\r\n"),
@@ -178,6 +188,13 @@ CHUNKED = {
     "empty": b"0\r\n\r\n",
     "extensions": b"3;name=value;x\r\nabc\r\n0;last\r\n\r\n",
     "quoted_extension": b'3;name="a b"\r\nabc\r\n0\r\n\r\n',
+    "extension_token_list": b"3;a=b;c=d\r\nabc\r\n2;a=b;c\r\nde\r\n0;x=y;z;w=v\r\n\r\n",
+    "extension_mixed_list": b'3;a="x;y";b=c;d\r\nabc\r\n0;e=f;g=""\r\n\r\n',
+    "extension_bytewise_list": b"3;a=b;c=d;e\r\nabc\r\n0\r\n\r\n",
+    "bad_extension_empty_value": b"3;a=;b\r\nabc\r\n0\r\n\r\n",
+    "bad_extension_empty_name": b"3;a=b;;c\r\nabc\r\n0\r\n\r\n",
+    "bad_extension_trailing_semicolon": b"3;a=b;\r\nabc\r\n0\r\n\r\n",
+    "bad_extension_quote_in_token": b'3;a=b"c"\r\nabc\r\n0\r\n\r\n',
     "trailers": chunk(b"abc") + b"0\r\nX-Trailer: 1\r\nX-Other: 2\r\n\r\n",
     "uppercase_hex": b"A\r\n0123456789\r\n0\r\n\r\n",
     "leading_zeros": b"0003\r\nabc\r\n0\r\n\r\n",
@@ -192,7 +209,7 @@ CHUNKED = {
 for name in ("NonHexChunkSize", "NegativeChunkSize", "OverflowingChunkSize", "SpaceBeforeChunkSize",
              "ChunkLongerThanItsSize", "ChunkWithoutCrlf"):
     CHUNKED["bad_" + name] = BAD[name][len(CHUNKED_POST):]
-CHUNKED = {name: (BYTEWISE if name.startswith("bytewise") else ONE_PIECE) + raw for name, raw in CHUNKED.items()}
+CHUNKED = {name: (BYTEWISE if "bytewise" in name else ONE_PIECE) + raw for name, raw in CHUNKED.items()}
 
 PATHS = [b"/", b"/index.html", b"/sub/b.css", b"/sub/", b"/a%20b.txt", b"/caf%C3%A9", b"/.hidden", b"/.well-known/x",
          b"/../etc/passwd", b"/a/../../b", b"/%2e%2e/x", b"/%2E%2e%2fetc", b"/a%2fb", b"/a%5cb", b"/a\\b",
@@ -227,6 +244,69 @@ ROUTER = {}
 for i, (m, path) in enumerate(ROUTES):
     ROUTER["route_%02d_%s" % (i, m)] = bytes([METHODS[m] | 0x80]) + path
     ROUTER["route_%02d_%s_plain" % (i, m)] = bytes([METHODS[m]]) + path
+
+# forwarded_fuzz: a peer selector (0 trusted IPv4, 1 trusted IPv6, 2 unix, 3 and
+# 4 untrusted), then lines whose first byte names the field (F Forwarded,
+# X X-Forwarded-For, P X-Forwarded-Proto, H X-Forwarded-Host).
+FORWARDED_LINES = {
+    "xff_one": b"X198.51.100.7",
+    "xff_spoofed": b"X6.6.6.6, 198.51.100.7, 10.0.0.5",
+    "xff_all_trusted": b"X10.0.0.3, 10.0.0.4",
+    "xff_fields": b"X6.6.6.6\nX198.51.100.7,10.0.0.2\nPhttps\nHshop.example",
+    "xff_ports": b"X[2001:db8::7]:4711, 198.51.100.7:80",
+    "xff_garbage": b"X198.51.100.7, garbage",
+    "xff_aligned": b"X198.51.100.7, 10.0.0.5\nPhttps, http\nHa.example, b.internal",
+    "proto_only": b"PHTTPS",
+    "fwd_simple": b"Ffor=198.51.100.7;proto=https;host=shop.example",
+    "fwd_ipv6": b'Ffor="[2001:db8:cafe::17]:4711";proto=http',
+    "fwd_hidden": b"Ffor=_hidden, for=10.0.0.9",
+    "fwd_unknown": b'Ffor="unknown:_p";host="a.example:8443"',
+    "fwd_chain": b"Ffor=6.6.6.6;host=evil\nFfor=198.51.100.7;host=good, for=10.0.0.4;proto=http",
+    "fwd_extensions": b'Ffor=198.51.100.7;by="[2001:db8::1]:80";ext="a\\"b,c";x=y',
+    "fwd_ows": b"F for=198.51.100.7 ;\tproto=https ,,for=10.0.0.2 ",
+    "fwd_over_xff": b"X203.0.113.1\nFfor=198.51.100.7",
+    "fwd_bad_unquoted_v6": b"Ffor=[2001:db8::1]\nX203.0.113.1",
+    "fwd_bad_unterminated": b'Ffor="198.51.100.7',
+    "fwd_bad_duplicate": b"Ffor=1.2.3.4;for=5.6.7.8",
+}
+FORWARDED = {}
+for name, lines in FORWARDED_LINES.items():
+    FORWARDED[name] = b"\x00" + lines
+    FORWARDED[name + "_untrusted"] = b"\x03" + lines
+FORWARDED["unix_peer"] = b"\x02" + FORWARDED_LINES["xff_fields"]
+FORWARDED["ipv6_peer"] = b"\x01" + FORWARDED_LINES["fwd_simple"]
+
+
+def v2(command, family, body):
+    return b"\r\n\r\n\x00\r\nQUIT\n" + bytes([0x20 | command, family]) + len(body).to_bytes(2, "big") + body
+
+
+INET = bytes([192, 0, 2, 1, 198, 51, 100, 2]) + (56324).to_bytes(2, "big") + (443).to_bytes(2, "big")
+INET6 = bytes.fromhex("20010db8000000000000000000000001" "20010db8000000000000000000000002") + b"\x00\x01\xff\xff"
+UNIX = b"/run/client.sock".ljust(108, b"\x00") + b"/run/stet.sock".ljust(108, b"\x00")
+REQUEST = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n"
+PROXY_PROTOCOL = {
+    "v1_tcp4": b"PROXY TCP4 192.0.2.1 198.51.100.2 56324 443\r\n" + REQUEST,
+    "v1_tcp6": b"PROXY TCP6 2001:db8::1 2001:db8::2 1 65535\r\n" + REQUEST,
+    "v1_tcp6_mapped": b"PROXY TCP6 ::ffff:192.0.2.1 ::1 0 80\r\n",
+    "v1_unknown": b"PROXY UNKNOWN\r\n" + REQUEST,
+    "v1_unknown_addresses": b"PROXY UNKNOWN ffff::1 ffff::2 1 2\r\n",
+    "v1_longest": b"PROXY UNKNOWN " + b"x" * 91 + b"\r\n",
+    "v2_inet": v2(1, 0x11, INET) + REQUEST,
+    "v2_inet6": v2(1, 0x21, INET6),
+    "v2_unix": v2(1, 0x31, UNIX),
+    "v2_unspec": v2(1, 0x00, b""),
+    "v2_local": v2(0, 0x11, INET) + REQUEST,
+    "v2_tlvs": v2(1, 0x11, INET + b"\x01\x00\x02h2" + b"\x02\x00\x0bexample.com" + b"\x04\x00\x00"),
+    "bad_http": REQUEST,
+    "bad_v1_lf": b"PROXY TCP4 192.0.2.1 198.51.100.2 1 2\n",
+    "bad_v1_family": b"PROXY TCP4 2001:db8::1 198.51.100.2 1 2\r\n",
+    "bad_v2_version": b"\r\n\r\n\x00\r\nQUIT\n\x11\x11\x00\x0c" + INET,
+    "bad_v2_dgram": v2(1, 0x12, INET),
+    "bad_v2_short": v2(1, 0x21, INET6[:35]),
+    "bad_v2_tlv": v2(1, 0x11, INET + b"\x01\x00\x05abc"),
+}
+
 
 def mp_part(headers, data):
     return b"--fz\r\n" + headers + b"\r\n" + data + b"\r\n"
@@ -351,11 +431,12 @@ WEBSOCKET_FRAME = {
 }
 
 CORPORA = {"request_path": REQUEST_PATH, "chunked": CHUNKED, "safe_path": SAFE_PATH, "cookie": COOKIE, "form": FORM,
-           "router": ROUTER, "multipart": MULTIPART, "websocket_frame": WEBSOCKET_FRAME}
+           "router": ROUTER, "multipart": MULTIPART, "websocket_frame": WEBSOCKET_FRAME, "forwarded": FORWARDED,
+           "proxy_protocol": PROXY_PROTOCOL}
 
 
 def main():
-    assert len(BAD) == 54, len(BAD)
+    assert len(BAD) == 58, len(BAD)
     for target, seeds in CORPORA.items():
         directory = HERE / "corpus" / target
         directory.mkdir(parents=True, exist_ok=True)

@@ -22,8 +22,10 @@ declare -A dict=(
   [request_path]=http.dict [chunked]=http.dict
   [safe_path]=url.dict [router]=url.dict [form]=url.dict [cookie]=url.dict
   [accept_encoding]=accept_encoding.dict [multipart]=multipart.dict [websocket_frame]=websocket.dict
+  [forwarded]=forwarded.dict [proxy_protocol]=proxy_protocol.dict
 )
-all_targets=(request_path chunked safe_path router cookie form accept_encoding multipart websocket_frame)
+all_targets=(request_path chunked safe_path router cookie form accept_encoding multipart websocket_frame forwarded
+             proxy_protocol)
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do

@@ -53,6 +53,11 @@ struct server_options {
   std::vector<listen_options> listeners;
   int backlog = 1024;                ///< listen(2) backlog
   std::string server_name = "stet";  ///< value of the Server header; empty omits the header
+  /// Peers whose Forwarded / X-Forwarded-For / -Proto / -Host fields are believed:
+  /// IPv4 or IPv6 CIDRs ("10.0.0.0/8", "fd00::/8"), bare addresses (one host),
+  /// and `unix` for unix-socket peers. Empty (the default) trusts nobody: the
+  /// client is always the socket's peer. A bad entry makes start() fail.
+  std::vector<std::string> trusted_proxies;
 
   std::size_t max_connections = 10000;                 ///< beyond this, accepting pauses until one closes
   std::size_t max_header_bytes = 16 * 1024;            ///< request line + header section; over it: 431

@@ -1,9 +1,9 @@
 #include "http/request_parser.hpp"
 
+#include "http/host_syntax.hpp"
 #include "http/token.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <cstring>
 
@@ -27,37 +27,22 @@ stet::method from_llhttp(std::uint8_t m) noexcept {
   }
 }
 
-// RFC 3986 unreserved / pct-encoded / sub-delims. A table: every request's
-// Host goes through it, character by character.
-constexpr std::array<bool, 256> reg_name_table = alnum_and("-._~%!$&'()*+,;=");
+// The options of the Connection fields (RFC 9110 7.6.1): a comma-separated
+// list of case-insensitive tokens with OWS (SP or HTAB) around each. Read by
+// stet rather than taken from llhttp 8.1, which ignores `close` followed by a tab.
+struct connection_options {
+  bool close = false;
+  bool keep_alive = false;
+  bool upgrade = false;
 
-constexpr bool is_reg_name_char(char c) noexcept { return reg_name_table[static_cast<unsigned char>(c)]; }
-
-// Host = uri-host [ ":" port ] (RFC 9112 3.2): a reg-name or IPv4 address, or an
-// IP-literal in brackets; the port is digits only. An empty Host is allowed.
-bool valid_host(std::string_view host) noexcept {
-  std::string_view port;
-  if (!host.empty() && host.front() == '[') {
-    const std::size_t close = host.find(']');
-    if (close == std::string_view::npos) return false;
-    for (char c : host.substr(1, close - 1)) {
-      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return false;
-    }
-    const std::string_view rest = host.substr(close + 1);
-    if (!rest.empty() && rest.front() != ':') return false;
-    port = rest.empty() ? rest : rest.substr(1);
-  } else {
-    const std::size_t colon = host.find(':');
-    for (char c : host.substr(0, colon)) {
-      if (!is_reg_name_char(c)) return false;
-    }
-    port = colon == std::string_view::npos ? std::string_view() : host.substr(colon + 1);
+  void read(std::string_view list) noexcept {
+    for_each_list_element(list, [this](std::string_view option) {
+      close = close || iequals(option, "close");
+      keep_alive = keep_alive || iequals(option, "keep-alive");
+      upgrade = upgrade || iequals(option, "upgrade");
+    });
   }
-  for (char c : port) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return port.size() <= 5;
-}
+};
 
 // llhttp skips empty lines before a request line (RFC 9112 2.2); a message
 // starts before them only if they came in the same read as its first byte.
@@ -86,6 +71,9 @@ request_parser::request_parser(const parser_limits& limits) : limits_(limits) {
   // llhttp 8.1 rejects HTTP/1.2 outright; RFC 9110 2.5 says to answer a higher
   // minor version as the highest we speak. Versions are checked in on_headers_complete.
   parser_.lenient_flags |= LENIENT_VERSION;
+  // Keep-alive is stet's decision (check_head); llhttp's own reading of
+  // Connection must not make it refuse the next request of a kept connection.
+  parser_.lenient_flags |= LENIENT_KEEP_ALIVE;
 }
 
 const llhttp_settings_t& request_parser::settings() noexcept {
@@ -101,8 +89,10 @@ const llhttp_settings_t& request_parser::settings() noexcept {
     s.on_header_value_complete = &on_header_value_complete;
     s.on_headers_complete = &on_headers_complete;
     s.on_body = &on_body;
-    s.on_chunk_extension_name = &on_chunk_extension;
-    s.on_chunk_extension_value = &on_chunk_extension;
+    s.on_chunk_extension_name = &on_chunk_extension_name;
+    s.on_chunk_extension_name_complete = &on_chunk_extension_name_complete;
+    s.on_chunk_extension_value = &on_chunk_extension_value;
+    s.on_chunk_extension_value_complete = &on_chunk_extension_value_complete;
     s.on_message_complete = &on_message_complete;
     return s;
   }();
@@ -116,9 +106,9 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
   if (!in_message_) message_start_ = begin;
 
   const char* data = buffer + begin;
-  const llhttp_errno_t code = llhttp_execute(&parser_, data, end - begin);
-  const std::size_t consumed =
-      code == HPE_OK ? end - begin : static_cast<std::size_t>(llhttp_get_error_pos(&parser_) - data);
+  buffer_end_ = buffer + end;
+  const auto [code, stop] = run(data, end - begin);
+  const auto consumed = static_cast<std::size_t>(stop - data);
   const char before_last = consumed >= 2 ? data[consumed - 2] : last_byte_;
   if (consumed > 0) last_byte_ = data[consumed - 1];
   if (code == HPE_OK) {
@@ -155,6 +145,23 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
     failure_ = error::bad_request;
   }
   return {event::failed, consumed};
+}
+
+// llhttp_execute(), and where it stopped; it also steps over llhttp 8.1's
+// chunk-extension gap (see on_chunk_extension_value) as often as it occurs.
+request_parser::run_result request_parser::run(const char* data, std::size_t length) noexcept {
+  static constexpr char separator = ';';
+  const char* const end = data + length;
+  llhttp_errno_t code = llhttp_execute(&parser_, data, length);
+  while (code == HPE_PAUSED && separator_owed_) {
+    separator_owed_ = false;
+    const char* const rest = llhttp_get_error_pos(&parser_);  // just after the real ';'
+    llhttp_resume(&parser_);
+    code = llhttp_execute(&parser_, &separator, 1);
+    if (code != HPE_OK) return {code, rest};
+    code = llhttp_execute(&parser_, rest, static_cast<std::size_t>(end - rest));
+  }
+  return {code, code == HPE_OK ? end : llhttp_get_error_pos(&parser_)};
 }
 
 // A head just ended (with a body to follow), or a whole message did.
@@ -280,10 +287,13 @@ int request_parser::on_message_begin(llhttp_t* p) noexcept {
   s.field_open_ = false;
   s.value_open_ = false;
   s.expect_continue_ = false;
+  s.keep_alive_ = false;
   s.upgrade_ = false;
   s.target_ = {};
   s.field_count_ = 0;
   s.trailer_bytes_ = 0;
+  s.extension_name_bytes_ = 0;
+  s.extension_value_ = extension_value::empty;
   s.content_length_ = 0;
   s.failure_ = error::bad_request;
   s.refused_ = false;
@@ -358,13 +368,11 @@ int request_parser::on_headers_complete(llhttp_t* p) noexcept {
   s.method_ = from_llhttp(p->method);
   if (p->http_major != 1) return s.fail(error::bad_version);
   s.version_ = p->http_minor == 0 ? 10 : 11;
-  s.keep_alive_ = llhttp_should_keep_alive(p) != 0;
-  s.upgrade_ = p->upgrade != 0;
   s.content_length_ = (p->flags & F_CONTENT_LENGTH) ? p->content_length : 0;
   if (const int rc = s.check_head(); rc != 0) return rc;
   if (const int rc = s.check_framing(); rc != 0) return rc;
   if (s.content_length_ > s.limits_.max_body_bytes) return s.fail(error::body_too_large);
-  if (s.method_ == stet::method::connect) return 0;  // answered 405 by the connection, then closed
+  if (s.method_ == stet::method::connect) return 0;  // answered 501 by the connection, then closed
   s.chunked_ = (p->flags & F_CHUNKED) != 0;
   const bool has_body = s.chunked_ || s.content_length_ > 0;
   // Pause only when a body follows: the caller learns where the head ends (so
@@ -374,15 +382,21 @@ int request_parser::on_headers_complete(llhttp_t* p) noexcept {
   return has_body ? HPE_PAUSED : 0;
 }
 
-// Host and Expect: the fields whose rules RFC 9110/9112 put on the server.
+// Host, Expect and Connection: the fields whose rules RFC 9110/9112 put on the server.
 int request_parser::check_head() noexcept {
   std::size_t hosts = 0;
+  connection_options connection;
+  bool upgrade_field = false;
   for (std::size_t i = 0; i < field_count_; ++i) {
     const std::string_view name = view(fields_[i].name);
     const std::string_view value = trim_ows(view(fields_[i].value));
     if (iequals(name, "host")) {
       ++hosts;
       if (!valid_host(value)) return fail(error::bad_request);
+    } else if (iequals(name, "connection")) {
+      connection.read(value);
+    } else if (iequals(name, "upgrade")) {
+      upgrade_field = true;
     } else if (iequals(name, "expect") && version_ == 11) {
       // RFC 9110 10.1.1: an HTTP/1.0 request's 100-continue is ignored.
       if (!iequals(value, "100-continue")) return fail(error::expectation_failed);
@@ -391,6 +405,11 @@ int request_parser::check_head() noexcept {
   }
   if (hosts > 1) return fail(error::duplicate_host);
   if (hosts == 0 && version_ == 11) return fail(error::missing_host);
+  // RFC 9112 9.3: HTTP/1.1 persists unless told to close; HTTP/1.0 only when
+  // asked to, and close wins over keep-alive (9.6: the server MUST close).
+  keep_alive_ = !connection.close && (version_ == 11 || connection.keep_alive);
+  // RFC 9110 7.8: an Upgrade field counts only when Connection names it.
+  upgrade_ = method_ == stet::method::connect || (connection.upgrade && upgrade_field);
   return 0;
 }
 
@@ -407,19 +426,14 @@ int request_parser::check_framing() noexcept {
     if (iequals(name, "content-length")) has_cl = true;
     if (!iequals(name, "transfer-encoding")) continue;
     has_te = true;
-    std::string_view list = view(fields_[i].value);
-    while (!list.empty()) {
-      const std::size_t comma = list.find(',');
-      const std::string_view coding = trim_ows(list.substr(0, comma));
-      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
-      if (coding.empty()) continue;
+    for_each_list_element(view(fields_[i].value), [&](std::string_view coding) {
       last_coding = coding;
       if (iequals(coding, "chunked")) {
         ++chunked_count;
       } else {
         unknown_coding = true;
       }
-    }
+    });
   }
   if (!has_te) return 0;
   if (has_cl) return fail(error::bad_content_length);
@@ -430,13 +444,68 @@ int request_parser::check_framing() noexcept {
 }
 
 // Chunk extensions carry nothing stet uses, but a peer could send them without
-// end: they count against the same budget as trailers (RFC 9112 7.1.1).
-int request_parser::on_chunk_extension(llhttp_t* p, const char* at, std::size_t length) noexcept {
+// end: they count against the same budget as trailers (RFC 9112 7.1.1). Each
+// is `;name[=value]`, the name a token and the value a token or a
+// quoted-string; llhttp checks the bytes of each class, stet what it lets
+// through: an empty name or value, a quote inside a token, DEL in a quoted value.
+bool request_parser::extension_bytes_ok(std::size_t length) noexcept {
+  trailer_bytes_ += length;
+  return trailer_bytes_ <= limits_.max_header_bytes || fail(error::bad_chunk) == 0;
+}
+
+int request_parser::on_chunk_extension_name(llhttp_t* p, const char*, std::size_t length) noexcept {
   request_parser& s = self(p);
-  s.trailer_bytes_ += length;
-  if (s.trailer_bytes_ > s.limits_.max_header_bytes) return s.fail(error::bad_chunk);
-  (void)at;
+  s.extension_name_bytes_ += length;
+  return s.extension_bytes_ok(length) ? 0 : HPE_USER;
+}
+
+int request_parser::on_chunk_extension_name_complete(llhttp_t* p) noexcept {
+  request_parser& s = self(p);
+  if (s.extension_name_bytes_ == 0) return s.fail(error::bad_chunk);
+  s.extension_name_bytes_ = 0;
+  s.extension_value_ = extension_value::empty;
   return 0;
+}
+
+int request_parser::on_chunk_extension_value(llhttp_t* p, const char* at, std::size_t length) noexcept {
+  request_parser& s = self(p);
+  if (!s.extension_bytes_ok(length)) return HPE_USER;
+  for (std::size_t i = 0; i < length; ++i) {
+    if (!s.extension_value_byte(at[i])) return s.fail(error::bad_chunk);
+  }
+  // llhttp 8.1 consumes the ';' after a token value but then expects the line
+  // to end (or another ';'), so "5;a=b;c=d" would be refused. This is the only
+  // place a token value ends at a ';' in the buffer (a value cut by the end of
+  // a read ends at buffer_end_): pause, and let run() hand llhttp the ';' it
+  // expects before going on after the real one.
+  if (s.extension_value_ == extension_value::token && at + length < s.buffer_end_ && at[length] == ';') {
+    s.separator_owed_ = true;
+    return HPE_PAUSED;
+  }
+  return 0;
+}
+
+int request_parser::on_chunk_extension_value_complete(llhttp_t* p) noexcept {
+  request_parser& s = self(p);
+  const extension_value v = s.extension_value_;
+  s.extension_value_ = extension_value::empty;
+  return v == extension_value::token || v == extension_value::closed ? 0 : s.fail(error::bad_chunk);
+}
+
+// One byte of an extension value: a token, or a quoted-string (llhttp 8.1 has
+// no quoted-pair, so the first '"' after the opening one closes it).
+bool request_parser::extension_value_byte(char c) noexcept {
+  switch (extension_value_) {
+    case extension_value::empty:
+      extension_value_ = c == '"' ? extension_value::quoted : extension_value::token;
+      return true;
+    case extension_value::token: return c != '"';
+    case extension_value::quoted:
+      if (c == '"') extension_value_ = extension_value::closed;
+      return c != '\x7f';
+    case extension_value::closed: return false;
+  }
+  return false;
 }
 
 int request_parser::on_body(llhttp_t* p, const char* at, std::size_t length) noexcept {

@@ -87,8 +87,11 @@ class request_parser {
   span target() const noexcept { return target_; }
   std::span<const field_span> fields() const noexcept { return {fields_.data(), field_count_}; }
   unsigned version() const noexcept { return version_; }
+  /// From stet's own reading of the Connection tokens: HTTP/1.1 unless `close`,
+  /// HTTP/1.0 only with `keep-alive` (and no `close`).
   bool keep_alive() const noexcept { return keep_alive_; }
   bool expects_continue() const noexcept { return expect_continue_; }
+  /// A CONNECT, or an Upgrade field that Connection names (RFC 9110 7.8).
   bool is_upgrade() const noexcept { return upgrade_; }
   std::uint64_t content_length() const noexcept { return content_length_; }
 
@@ -104,10 +107,23 @@ class request_parser {
   static int on_header_value_complete(llhttp_t*) noexcept;
   static int on_headers_complete(llhttp_t*) noexcept;
   static int on_body(llhttp_t*, const char*, std::size_t) noexcept;
-  static int on_chunk_extension(llhttp_t*, const char*, std::size_t) noexcept;
+  static int on_chunk_extension_name(llhttp_t*, const char*, std::size_t) noexcept;
+  static int on_chunk_extension_name_complete(llhttp_t*) noexcept;
+  static int on_chunk_extension_value(llhttp_t*, const char*, std::size_t) noexcept;
+  static int on_chunk_extension_value_complete(llhttp_t*) noexcept;
   static int on_message_complete(llhttp_t*) noexcept;
   static const llhttp_settings_t& settings() noexcept;
 
+  struct run_result {
+    llhttp_errno_t code;
+    const char* stop;  // where llhttp stopped: the end, or the error or pause position
+  };
+  // Where a chunk extension's value stands (a token or a quoted-string).
+  enum class extension_value : std::uint8_t { empty, token, quoted, closed };
+
+  run_result run(const char* data, std::size_t length) noexcept;
+  bool extension_bytes_ok(std::size_t length) noexcept;
+  bool extension_value_byte(char c) noexcept;
   int fail(stet::error e) noexcept;
   result refuse(stet::error e, std::size_t consumed) noexcept;
   result paused(std::size_t begin, std::size_t consumed, char before_last) noexcept;
@@ -122,10 +138,14 @@ class request_parser {
   llhttp_t parser_{};
   parser_limits limits_;
   const char* buffer_ = nullptr;
+  const char* buffer_end_ = nullptr;  // the end of what this execute() was given
   std::string* body_ = nullptr;
   std::size_t message_start_ = 0;
   std::size_t head_end_ = 0;
   std::size_t trailer_bytes_ = 0;
+  std::size_t extension_name_bytes_ = 0;  // of the chunk extension being parsed
+  extension_value extension_value_ = extension_value::empty;
+  bool separator_owed_ = false;  // llhttp swallowed a ';' between extensions; run() hands it one
 
   bool in_message_ = false;
   bool refused_ = false;         // a callback of ours stopped the parse; failure_ says why

@@ -3,6 +3,7 @@
 // predicates both the request parser and the response builder need.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -54,6 +55,19 @@ constexpr std::string_view trim_ows(std::string_view s) noexcept {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
+}
+
+/// Calls `visit(element)` for each element of a comma-separated list (RFC 9110
+/// 5.6.1: `#element`), OWS (SP or HTAB) trimmed, empty elements skipped. For
+/// lists whose elements cannot hold a quoted comma (tokens, addresses).
+template <class Visit>
+constexpr void for_each_list_element(std::string_view list, Visit&& visit) {
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view element = trim_ows(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    if (!element.empty()) visit(element);
+  }
 }
 
 }  // namespace stet::detail

@@ -87,6 +87,11 @@ const bad_case bad_cases[] = {
     {"SpaceBeforeChunkSize", chunked_post + " 3\r\nabc\r\n0\r\n\r\n", 400},
     {"ChunkLongerThanItsSize", chunked_post + "3\r\nabcX\r\n0\r\n\r\n", 400},
     {"ChunkWithoutCrlf", chunked_post + "3\r\nabc0\r\n\r\n", 400},
+    // Chunk extensions (RFC 9112 7.1.1): a token name, a token or quoted-string value.
+    {"ChunkExtensionWithoutValue", chunked_post + "3;a=;b\r\nabc\r\n0\r\n\r\n", 400},
+    {"ChunkExtensionWithoutName", chunked_post + "3;a=b;;c\r\nabc\r\n0\r\n\r\n", 400},
+    {"ChunkExtensionUnterminatedQuote", chunked_post + "3;a=\"b\r\nabc\r\n0\r\n\r\n", 400},
+    {"ChunkExtensionControlByte", chunked_post + "3;a=\"b\x7f\"\r\nabc\r\n0\r\n\r\n", 400},
     // Transfer-Encoding (RFC 9112 6.1, 6.3).
     {"TransferEncodingNotEndingInChunked", post_with("Transfer-Encoding: gzip\r\n", "abc"), 400},
     {"ChunkedNotLast", post_with("Transfer-Encoding: chunked, gzip\r\n", "3\r\nabc\r\n0\r\n\r\n"), 400},

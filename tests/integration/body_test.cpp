@@ -80,6 +80,25 @@ TEST_F(Body, ChunkedBodyWithExtensionsAndTrailers) {
   expect_echo_after_get();
 }
 
+// RFC 9112 7.1.1 allows any number of `;name[=value]`, a value being a token
+// or a quoted-string; llhttp 8.1 refused a token value followed by another one.
+TEST_F(Body, ChunkExtensionsOfRfc9112) {
+  for (const char* ext : {";a=b;c=d", ";a=b;c", ";a;b=c;d", ";a=\"x;y\";b=c;d=\"\"", ";n=1;n=2;n=3;n=4"}) {
+    SCOPED_TRACE(ext);
+    ASSERT_TRUE(client_.send(chunked_head("/echo") + "5" + ext + "\r\nhello\r\n1" + ext + "\r\n!\r\n0" + ext +
+                             "\r\nX-Trailer: yes\r\n\r\n"));
+    expect_echo("hello!");
+  }
+  expect_echo_after_get();
+}
+
+TEST_F(Body, ChunkExtensionsSentByteByByte) {
+  const std::string request = chunked_head("/echo") + "3;a=b;c=\"d\";e\r\nabc\r\n0;f=g;h\r\n\r\n";
+  for (char c : request) ASSERT_TRUE(client_.send(std::string_view(&c, 1)));
+  expect_echo("abc");
+  expect_echo_after_get();
+}
+
 TEST_F(Body, ChunkSizesAreHexAndCaseInsensitive) {
   const std::string data = pattern_bytes(0x1aB);
   ASSERT_TRUE(client_.send(chunked_head("/echo") + "1aB\r\n" + data + "\r\n0\r\n\r\n"));

@@ -60,6 +60,28 @@ TEST_F(Http10, KeepAliveTokenIsCaseInsensitive) {
   EXPECT_TRUE(client_.quiet_for(std::chrono::milliseconds(50)));
 }
 
+// Read by stet, not llhttp: a tab after the token still asks to keep the connection.
+TEST_F(Http10, KeepAliveTokenFollowedByATab) {
+  ASSERT_TRUE(client_.send(http10_get("/query?a", "Connection: keep-alive\t\r\n") + http10_get("/query?b")));
+  const auto a = client_.read_response();
+  const auto b = client_.read_response();
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->header("connection"), "keep-alive");
+  EXPECT_EQ(a->body, "a");
+  EXPECT_EQ(b->body, "b");
+  EXPECT_EQ(b->header("connection"), "close");
+  EXPECT_TRUE(client_.wait_closed());
+}
+
+TEST_F(Http10, CloseWinsOverKeepAlive) {
+  ASSERT_TRUE(client_.send(http10_get("/plaintext", "Connection: keep-alive, close\r\n") + http10_get("/query?never")));
+  const auto r = client_.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->header("connection"), "close");
+  EXPECT_TRUE(client_.wait_closed());
+  EXPECT_EQ(app_.handled(), 1u);
+}
+
 TEST_F(Http10, PipelinedKeepAliveRequests) {
   ASSERT_TRUE(client_.send(http10_get("/query?a", "Connection: keep-alive\r\n") + http10_get("/query?b")));
   const auto a = client_.read_response();

@@ -145,6 +145,155 @@ TEST(RequestParser, TrailingGarbageAfterAVersionIs400NotA505) {
   }
 }
 
+// The head of `request` parsed whole: its keep-alive and upgrade readings.
+struct head_reading {
+  bool complete = false;
+  bool keep_alive = false;
+  bool upgrade = false;
+};
+
+head_reading read_head(std::string_view request) {
+  request_parser parser(limits);
+  std::string body;
+  const request_parser::result r = parser.execute(request.data(), 0, request.size(), body);
+  return {r.what == request_parser::event::message_complete, parser.keep_alive(), parser.is_upgrade()};
+}
+
+std::string with_connection(std::string_view version, std::string_view value) {
+  return "GET / HTTP/" + std::string(version) + "\r\nHost: a\r\nConnection: " + std::string(value) + "\r\n\r\n";
+}
+
+// RFC 9112 9.3 and 9.6, read by stet: llhttp 8.1 kept a connection open after
+// `Connection: close` followed by a tab.
+TEST(RequestParser, ConnectionTokensDecideKeepAlive) {
+  struct {
+    const char* version;
+    const char* value;
+    bool keep_alive;
+  } const cases[] = {
+      {"1.1", "close", false},
+      {"1.1", "close\t", false},
+      {"1.1", "close \t ", false},
+      {"1.1", "\tclose", false},
+      {"1.1", "CLOSE", false},
+      {"1.1", "Close", false},
+      {"1.1", "keep-alive, close", false},
+      {"1.1", "close, keep-alive", false},
+      {"1.1", "keep-alive,\tclose\t", false},
+      {"1.1", "x-a,,close,,", false},
+      {"1.1", "te\t,\tclose", false},
+      {"1.1", "keep-alive", true},
+      {"1.1", "Keep-Alive\t", true},
+      {"1.1", "closed", true},
+      {"1.1", "x-close", true},
+      {"1.1", "clo se", true},
+      {"1.1", "\"close\"", true},
+      {"1.1", "", true},
+      {"1.0", "keep-alive", true},
+      {"1.0", "keep-alive\t", true},
+      {"1.0", "KEEP-ALIVE", true},
+      {"1.0", "te, keep-alive", true},
+      {"1.0", "keep-alive, close", false},
+      {"1.0", "Keep-Alive ,\tClose", false},
+      {"1.0", "keep-alives", false},
+      {"1.0", "", false},
+      {"1.0", "upgrade", false},
+  };
+  for (const auto& c : cases) {
+    const head_reading h = read_head(with_connection(c.version, c.value));
+    ASSERT_TRUE(h.complete) << c.version << " [" << c.value << "]";
+    EXPECT_EQ(h.keep_alive, c.keep_alive) << c.version << " [" << c.value << "]";
+  }
+  EXPECT_TRUE(read_head("GET / HTTP/1.1\r\nHost: a\r\n\r\n").keep_alive);
+  EXPECT_FALSE(read_head("GET / HTTP/1.0\r\n\r\n").keep_alive);
+  EXPECT_TRUE(read_head("GET / HTTP/1.2\r\nHost: a\r\n\r\n").keep_alive);
+}
+
+TEST(RequestParser, EveryConnectionFieldCounts) {
+  EXPECT_FALSE(
+      read_head("GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\nConnection: close\t\r\n\r\n").keep_alive);
+  EXPECT_FALSE(
+      read_head("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\nConnection: keep-alive\r\n\r\n").keep_alive);
+  EXPECT_TRUE(read_head("GET / HTTP/1.0\r\nConnection: x\r\nConnection: keep-alive\r\n\r\n").keep_alive);
+}
+
+TEST(RequestParser, UpgradeNeedsTheConnectionTokenAndAnUpgradeField) {
+  const std::string upgrade = "Upgrade: websocket\r\n";
+  const auto head = [](std::string_view fields) {
+    return "GET / HTTP/1.1\r\nHost: a\r\n" + std::string(fields) + "\r\n";
+  };
+  EXPECT_TRUE(read_head(head("Connection: Upgrade\r\n" + upgrade)).upgrade);
+  EXPECT_TRUE(read_head(head("Connection: keep-alive,\tupgrade\t\r\n" + upgrade)).upgrade);
+  EXPECT_TRUE(read_head(head(upgrade + "Connection: UPGRADE\r\n")).upgrade);
+  EXPECT_FALSE(read_head(head(upgrade)).upgrade);
+  EXPECT_FALSE(read_head(head("Connection: upgrade\r\n")).upgrade);
+  EXPECT_FALSE(read_head(head("Connection: upgraded\r\n" + upgrade)).upgrade);
+  EXPECT_FALSE(read_head(head("Connection: keep-alive\r\n" + upgrade)).upgrade);
+  EXPECT_TRUE(read_head("CONNECT a:443 HTTP/1.1\r\nHost: a:443\r\n\r\n").upgrade);
+}
+
+// llhttp's own reading of Connection must not refuse what follows a request
+// stet keeps the connection open for (strict llhttp refuses data after a close).
+TEST(RequestParser, AKeptConnectionParsesItsNextRequest) {
+  const std::string next = "GET /b HTTP/1.1\r\nHost: a\r\n\r\n";
+  for (const std::size_t step : {1, 4096}) {
+    const outcome o = parse(with_connection("1.0", "keep-alive\t") + next, step);
+    EXPECT_FALSE(o.failed) << step;
+    EXPECT_EQ(o.bodies.size(), 2u) << step;
+  }
+}
+
+// RFC 9112 7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS chunk-ext-val ] ).
+// llhttp 8.1 swallowed the ';' after a token value and refused the next extension.
+TEST(RequestParser, ChunkExtensionsOfRfc9112AreAccepted) {
+  const char* const extensions[] = {
+      ";a=b;c=d",
+      ";a=b;c",
+      ";a;b;c",
+      ";a=b;c=d;e=f;g",
+      ";a=\"x;y\";b=c",
+      ";a=b;c=\"d\"",
+      ";a=\"\"",
+      ";a=\"\";b",
+      ";A-1=B.2;~x=!#$%&'*+-.^_`|~",
+      ";a=\"q \t\x80\xff\"",
+      ";a=1;b=2;c=3;d=4;e=5;f=6",
+  };
+  for (const char* ext : extensions) {
+    const std::string input = chunked_head + "5" + ext + "\r\nhello\r\n2" + ext + "\r\n, \r\n0" + ext + "\r\n\r\n";
+    for (const std::size_t step : {1, 2, 3, 5, 7, 4096}) {
+      const outcome o = parse(input, step);
+      EXPECT_FALSE(o.failed) << ext << " in steps of " << step;
+      EXPECT_EQ(o.bodies, std::vector<std::string>{"hello, "}) << ext << " in steps of " << step;
+    }
+  }
+}
+
+TEST(RequestParser, MalformedChunkExtensionsAreRefused) {
+  const char* const extensions[] = {
+      ";",       ";;a",       ";=b",          ";a=",      ";a=;b",  ";a=b;",    ";a=b;;c",      ";a=b\"c\"",
+      ";a=\"b",  ";a=\"b\"c", ";a=\"b\x7f\"", ";a=b\x7f", ";a\x01", ";a=b\x01", ";a=\"b\x01\"", ";a=b c",
+      ";a=b\rX", ";a=b\n",    ";a=\"b\nc\"",  ";a=(b)",
+  };
+  for (const char* ext : extensions) {
+    const std::string input = chunked_head + "5" + ext + "\r\nhello\r\n0\r\n\r\n";
+    for (const std::size_t step : {1, 2, 3, 5, 7, 4096}) {
+      const outcome o = parse(input, step);
+      EXPECT_TRUE(o.bodies.empty()) << ext << " in steps of " << step;
+      ASSERT_TRUE(o.failed) << ext << " in steps of " << step;
+      EXPECT_EQ(o.failure, stet::error::bad_chunk) << ext << " in steps of " << step;
+    }
+  }
+}
+
+TEST(RequestParser, ChunkExtensionsStillCountAgainstTheTrailerBudget) {
+  std::string many;  // names and values count, 20 bytes an extension
+  for (std::size_t counted = 0; counted <= limits.max_header_bytes; counted += 20) many += ";abcdefghij=klmnopqrst";
+  const outcome o = parse(chunked_head + "5" + many + "\r\nhello\r\n0\r\n\r\n", 4096);
+  ASSERT_TRUE(o.failed);
+  EXPECT_EQ(o.failure, stet::error::bad_chunk);
+}
+
 // The property the chunked fuzz target checks, over inputs that exercise every
 // kind of outcome: the result never depends on how the bytes were cut.
 TEST(RequestParser, OutcomeDoesNotDependOnReadSplits) {
@@ -157,6 +306,9 @@ TEST(RequestParser, OutcomeDoesNotDependOnReadSplits) {
       "GET / HTTP/3.1\r\nHost: a\r\n\r\n",
       "GET / HTTP/1.1\r\nX-A : b\r\n\r\n",
       "GET / HTTP/1.1\r\nHost: a\r\n\r\nPUST / HTTP/1.1\r\n",
+      chunked_head + "3;a=b;c=d;e\r\nabc\r\n0;x=y;z\r\n\r\n",
+      chunked_head + "3;a=b;;c\r\nabc\r\n0\r\n\r\n",
+      "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\t\r\n\r\nGET /b HTTP/1.1\r\nHost: a\r\n\r\n",
   };
   for (const std::string& input : inputs) {
     const outcome whole = parse(input, input.size());
