@@ -264,8 +264,7 @@ int main(int argc, char** argv) {
   auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{actor_secret(o.secret)}, "actor-cookie");
   stet::server server(make_routes(o, options.metrics, files, std::move(signer)), options);
   if (const stet::start_error failed = server.start()) {
-    std::fprintf(stderr, "stet-server: cannot start: %s
-", failed.message().c_str());
+    std::fprintf(stderr, "stet-server: cannot start: %s\n", failed.message().c_str());
     return 1;
   }
 
