@@ -1,8 +1,8 @@
 #include "metrics/cache_metrics.hpp"
 
-#include "metrics/cache_families.hpp"
 #include "crypto/hmac.hpp"
-#include "metrics/memo_stats.hpp"
+#include "metrics/cache_families.hpp"
+#include "request/memo_stats.hpp"
 #include "route/state.hpp"
 
 #include <algorithm>

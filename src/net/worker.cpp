@@ -1,8 +1,8 @@
 #include "net/worker.hpp"
 
+#include "log/sigpipe.hpp"
 #include "net/connection.hpp"
 #include "net/server_core.hpp"
-#include "net/sigpipe.hpp"
 #include "route/router_access.hpp"
 
 #include <vector>

@@ -6,11 +6,11 @@
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
 
-#include "metrics/memo_stats.hpp"
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
 #include "net/asio.hpp"
 #include "net/deadline_list.hpp"
+#include "request/memo_stats.hpp"
 
 #include <array>
 #include <optional>

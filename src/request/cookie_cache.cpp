@@ -2,7 +2,7 @@
 
 #include "request/arena.hpp"
 #include "request/cookie_parse.hpp"
-#include "metrics/memo_stats.hpp"
+#include "request/memo_stats.hpp"
 
 #include <array>
 #include <cstdint>

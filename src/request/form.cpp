@@ -2,10 +2,10 @@
 
 #include <stet/error.hpp>
 
+#include "http/percent.hpp"
 #include "request/arena.hpp"
 #include "request/field_index.hpp"
-#include "metrics/memo_stats.hpp"
-#include "http/percent.hpp"
+#include "request/memo_stats.hpp"
 
 namespace stet {
 namespace detail {

@@ -3,7 +3,7 @@
 #include <stet/error.hpp>
 
 #include "request/arena.hpp"
-#include "metrics/memo_stats.hpp"
+#include "request/memo_stats.hpp"
 
 #include <simdjson.h>
 

@@ -1,8 +1,10 @@
 #pragma once
 // Per-thread counters of the request memos and their caches: how often each
-// parse really ran, and how the per-thread caches fared. Tests read them to
-// prove a memo did not re-parse; the metrics exposition sums them over the
-// workers. One writer (the thread the counters belong to), any readers.
+// parse really ran, and how the per-thread caches fared (the signers count
+// their MACs here too). Tests read them to prove a memo did not re-parse; the
+// metrics exposition sums them over the workers. One writer (the thread the
+// counters belong to), any readers. They live with the request, their main
+// writer, so that metrics/ (which reads every module) stays above them.
 
 #include <atomic>
 #include <cstdint>
