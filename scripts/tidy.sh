@@ -45,7 +45,7 @@ else
 fi
 
 start=$(date +%s)
-"$tidy_runner" -quiet -p "$db" -j "$jobs" "${files[@]}" >"$log" 2>&1 || true
+"$tidy_runner" -quiet -p "$db" -j "$jobs" -header-filter="^$root/(src|include/stet)/" "${files[@]}" >"$log" 2>&1 || true
 elapsed=$(($(date +%s) - start))
 if ! grep -Eq '^clang-tidy(-[0-9]+)? ' "$log"; then
   cat "$log" >&2
