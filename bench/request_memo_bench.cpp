@@ -10,9 +10,9 @@
 #include <stet/request.hpp>
 #include <stet/signer.hpp>
 
-#include "crypto/base64url.hpp"
-#include "request/cookie_cache.hpp"
+#include "http/base64url.hpp"
 #include "http/token.hpp"
+#include "request/cookie_cache.hpp"
 #include "support/alloc_counter.hpp"
 #include "support/request_builder.hpp"
 

@@ -3,6 +3,7 @@
 # document and benchmark; skips what is already installed. Idempotent. Root, or sudo.
 #   scripts/install-deps.sh          # build, test, benchmark
 #   scripts/install-deps.sh --fuzz   # and clang with libFuzzer (scripts/fuzz.sh)
+#   scripts/install-deps.sh --tidy   # and clang-tidy with run-clang-tidy (scripts/tidy.sh)
 set -euo pipefail
 
 packages=(
@@ -19,6 +20,9 @@ if [ "${1:-}" = "--fuzz" ]; then
   # libFuzzer and the sanitizer runtimes come with clang's runtime package,
   # which clang only recommends: name it, since recommends are not installed.
   packages+=(clang libclang-rt-14-dev)
+fi
+if [ "${1:-}" = "--tidy" ]; then
+  packages+=(clang-tidy)
 fi
 
 missing=()

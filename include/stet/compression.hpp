@@ -1,5 +1,6 @@
 #pragma once
-/// @file Response compression (gzip, br, zstd) and request body decoding: the
+/// @file
+/// Response compression (gzip, br, zstd) and request body decoding: the
 /// settings a server holds in server_options::compression. See docs/compression.md.
 
 #include <array>

@@ -1,5 +1,6 @@
 #pragma once
-/// @file multipart/form-data request bodies (RFC 7578; boundaries per RFC 2046),
+/// @file
+/// multipart/form-data request bodies (RFC 7578; boundaries per RFC 2046),
 /// parsed as they stream in: a part's data is handed out in pieces as it
 /// arrives, never gathered whole.
 
@@ -41,8 +42,8 @@ struct multipart_limits {
 /// One header field of a part as sent: the name's case is kept, the value has
 /// no surrounding whitespace.
 struct multipart_header {
-  std::string_view name;
-  std::string_view value;
+  std::string_view name;   ///< as sent, case kept
+  std::string_view value;  ///< without surrounding whitespace
 };
 
 /// What one part's headers say.
@@ -81,6 +82,7 @@ struct multipart_error {
   /// Where in the body (bytes fed before the offending byte) it was noticed.
   std::uint64_t offset = 0;
 
+  /// True when there is an error.
   explicit operator bool() const noexcept { return static_cast<bool>(code); }
   /// The status to answer with: 400, 413 or 415 (200 when there is no error).
   stet::status status() const noexcept;
@@ -96,9 +98,10 @@ struct multipart_error {
 /// may not hold a backslash (none is a bchar).
 /// @note On success `boundary` views `content_type`.
 struct multipart_boundary_result {
-  std::string_view boundary;
-  multipart_error error;
+  std::string_view boundary;  ///< without quotes; empty on error
+  multipart_error error;      ///< why there is none
 };
+/// See multipart_boundary_result.
 multipart_boundary_result multipart_boundary(std::string_view content_type) noexcept;
 
 /// What next() produced.
@@ -113,7 +116,7 @@ enum class multipart_event_kind : std::uint8_t {
 
 /// One step of the parse.
 struct multipart_event {
-  multipart_event_kind kind = multipart_event_kind::need_more;
+  multipart_event_kind kind = multipart_event_kind::need_more;  ///< what happened
   /// part_data only: the bytes, never empty. A view into the piece last fed,
   /// or into the parser for bytes it held back from an earlier piece.
   /// @note Valid until the caller releases that piece (which it may do once
@@ -158,7 +161,9 @@ class multipart_parser {
   /// no valid boundary (multipart_boundary()) the parser starts failed.
   /// @throws std::bad_alloc for its two buffers.
   explicit multipart_parser(std::string_view content_type, multipart_limits limits = {});
+  /// Moving keeps every view the parser gave valid (its buffers move with it).
   multipart_parser(multipart_parser&&) noexcept = default;
+  /// As the move constructor.
   multipart_parser& operator=(multipart_parser&&) noexcept = default;
   multipart_parser(const multipart_parser&) = delete;
   multipart_parser& operator=(const multipart_parser&) = delete;
@@ -255,10 +260,10 @@ class multipart_parser {
 };
 
 /// A filename from a part (multipart_part::filename) made safe to use as one
-/// name inside a directory: only the last component of a `/`- or
-/// `\`-separated path is kept; control characters (NUL included) and DEL
-/// become `_`; leading dots and spaces and trailing dots and spaces are
-/// removed (so never `.`, `..` or a hidden file); the result is at most
+/// name inside a directory: only the last component of a slash- or
+/// backslash-separated path is kept; control characters (NUL included) and DEL
+/// become an underscore; leading dots and spaces and trailing dots and spaces are
+/// removed (so never ".", ".." or a hidden file); the result is at most
 /// `max_bytes` long (raised to 32 if smaller): the extension, when 16 bytes or
 /// shorter, is kept and the stem is cut at a UTF-8 character boundary. Bytes
 /// are not otherwise checked (Linux names are bytes; Windows' reserved names

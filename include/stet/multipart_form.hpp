@@ -1,5 +1,6 @@
 #pragma once
-/// @file The text fields of a multipart/form-data body, collected into a
+/// @file
+/// The text fields of a multipart/form-data body, collected into a
 /// stet::form_data so a handler can get("title") as with request::form().
 
 #include <stet/form.hpp>

@@ -76,9 +76,8 @@ struct server_options {
   /// An asynchronous handler's longest wait for responder::send(); then 503 and close.
   std::chrono::milliseconds handler_timeout{30'000};
 
-  access_log_options access_log;  ///< off by default
-  /// Response compression and coded request bodies; compression is off by default.
-  compression_settings compression;
+  access_log_options access_log;     ///< off by default
+  compression_settings compression;  ///< response compression and coded request bodies (off by default)
 
   /// Where the server counts requests, connections and phase timings; null counts nothing.
   std::shared_ptr<stet::metrics> metrics;

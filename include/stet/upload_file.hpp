@@ -1,5 +1,6 @@
 #pragma once
-/// @file Streams an upload (a multipart part, or any request body) into a file
+/// @file
+/// Streams an upload (a multipart part, or any request body) into a file
 /// that appears under its final name only when complete, hashing it on the way.
 
 #include <array>
@@ -45,6 +46,7 @@ struct upload_error {
   /// The file or directory concerned.
   std::string path;
 
+  /// True when there is an error.
   explicit operator bool() const noexcept { return static_cast<bool>(code); }
   /// "<operation> <path>: <strerror>", e.g. "write /srv/up/a.png: No space left on device".
   std::string message() const;
@@ -54,17 +56,19 @@ struct upload_error {
 struct upload_file_info {
   /// The directory joined with the final name.
   std::string path;
-  std::uint64_t size = 0;
+  std::uint64_t size = 0;  ///< bytes written
   /// SHA-256 of the bytes written, 64 lowercase hex digits.
   std::array<char, 64> sha256{};
 
+  /// `sha256` as a string view.
   std::string_view sha256_hex() const noexcept { return {sha256.data(), sha256.size()}; }
 };
 
 /// What commit() did: `info` when `error` is empty.
 struct upload_commit_result {
-  upload_file_info info;
-  upload_error error;
+  upload_file_info info;  ///< the committed file (when `error` is empty)
+  upload_error error;     ///< why the commit failed
+  /// True when the file was committed.
   explicit operator bool() const noexcept { return !error; }
 };
 
@@ -82,7 +86,9 @@ class upload_file {
   /// Opens a new file in `directory`; check error() ("open": the directory
   /// cannot be opened, ENOSPC, EACCES, ...).
   explicit upload_file(std::string directory, upload_file_options options = {});
+  /// Takes `other`'s file; `other` is left with nothing open.
   upload_file(upload_file&& other) noexcept;
+  /// Aborts this one's uncommitted file, then takes `other`'s.
   upload_file& operator=(upload_file&& other) noexcept;
   upload_file(const upload_file&) = delete;
   upload_file& operator=(const upload_file&) = delete;
@@ -93,7 +99,7 @@ class upload_file {
   /// file stays uncommitted and writes are refused: abort() it.
   upload_error write(std::string_view piece);
   /// Links the file as `final_name` in the directory (a single path component:
-  /// not empty, not `.` or `..`, no `/` or NUL, at most 255 bytes; see
+  /// not empty, not "." or "..", no slash or NUL, at most 255 bytes; see
   /// sanitize_filename()), after an fsync if asked. On EEXIST (without
   /// `replace`) or another link failure the file stays open and uncommitted:
   /// commit again or abort(). Once linked the file is closed; if the

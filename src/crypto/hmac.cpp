@@ -1,6 +1,6 @@
 #include "crypto/hmac.hpp"
 
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <openssl/core_names.h>
 #include <openssl/evp.h>

@@ -1,8 +1,8 @@
 #include <stet/signer.hpp>
 
 #include "crypto/hmac.hpp"
-#include "crypto/base64url.hpp"
-#include "metrics/memo_stats.hpp"
+#include "http/base64url.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <openssl/crypto.h>
 

@@ -1,6 +1,6 @@
 #include "http/date_cache.hpp"
 
-#include <time.h>
+#include <time.h>  // NOLINT(modernize-deprecated-headers): POSIX clock_gettime, gmtime_r
 
 namespace stet::detail {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <time.h>
+#include <time.h>  // NOLINT(modernize-deprecated-headers): POSIX clock_gettime, gmtime_r
 
 namespace stet::detail {
 

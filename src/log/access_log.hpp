@@ -27,7 +27,7 @@ struct access_record {
 
 class access_log {
  public:
-  static constexpr std::size_t batch_bytes = 32 * 1024;
+  static constexpr std::size_t batch_bytes = std::size_t{32} * 1024;
 
   /// `sink` null: logging is off and every call is a no-op.
   access_log(access_log_sink* sink, const access_log_options& options) noexcept;

@@ -1,6 +1,6 @@
 #include "log/access_log_sink.hpp"
 
-#include "net/sigpipe.hpp"
+#include "log/sigpipe.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -15,7 +15,7 @@ namespace stet::detail {
 
 class access_log_sink {
  public:
-  static constexpr std::size_t max_queued_bytes = 8 * 1024 * 1024;
+  static constexpr std::size_t max_queued_bytes = std::size_t{8} * 1024 * 1024;
 
   /// Opens `path` for appending (empty: standard output) and starts the writer.
   explicit access_log_sink(const std::string& path);

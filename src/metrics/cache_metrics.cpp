@@ -2,7 +2,7 @@
 
 #include "crypto/hmac.hpp"
 #include "metrics/cache_families.hpp"
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 #include "route/state.hpp"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "net/worker.hpp"
 
 #include "net/connection.hpp"
-#include "net/sigpipe.hpp"
+#include "log/sigpipe.hpp"
 #include "route/router_access.hpp"
 
 #include <vector>

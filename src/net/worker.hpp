@@ -8,11 +8,11 @@
 
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
-#include "metrics/memo_stats.hpp"
 #include "net/asio.hpp"
 #include "net/deadline_list.hpp"
 #include "net/exchange.hpp"
 #include "net/transport.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <array>
 #include <memory>

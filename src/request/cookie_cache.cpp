@@ -2,7 +2,7 @@
 
 #include "request/arena.hpp"
 #include "request/cookie_parse.hpp"
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <array>
 #include <cstdint>

@@ -2,11 +2,11 @@
 
 #include <stet/error.hpp>
 
+#include "http/date_cache.hpp"
 #include "request/arena.hpp"
 #include "request/cookie_parse.hpp"
-#include "http/date_cache.hpp"
 #include "request/field_index.hpp"
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <algorithm>
 #include <array>

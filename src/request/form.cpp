@@ -3,10 +3,10 @@
 #include <stet/error.hpp>
 
 #include "http/percent.hpp"
-#include "metrics/memo_stats.hpp"
 #include "request/arena.hpp"
 #include "request/field_index.hpp"
 #include "request/form_access.hpp"
+#include "counters/memo_stats.hpp"
 
 namespace stet {
 namespace {

@@ -1,8 +1,8 @@
 #include "request/header_names.hpp"
 
-#include "request/arena.hpp"
-#include "metrics/memo_stats.hpp"
 #include "http/token.hpp"
+#include "request/arena.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <array>
 #include <cstdint>

@@ -3,7 +3,7 @@
 #include "request/arena.hpp"
 #include "request/field_index.hpp"
 #include "request/header_names.hpp"
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 namespace stet {
 

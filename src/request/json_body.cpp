@@ -3,7 +3,7 @@
 #include <stet/error.hpp>
 
 #include "request/arena.hpp"
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <simdjson.h>
 

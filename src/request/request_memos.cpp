@@ -2,11 +2,11 @@
 #include <stet/request.hpp>
 #include <stet/signer.hpp>
 
+#include "http/base64url.hpp"
+#include "http/token.hpp"
 #include "request/arena.hpp"
-#include "crypto/base64url.hpp"
 #include "request/cookie_cache.hpp"
 #include "request/media_type.hpp"
-#include "http/token.hpp"
 
 #include <string>
 

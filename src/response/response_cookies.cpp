@@ -2,7 +2,7 @@
 #include <stet/response.hpp>
 #include <stet/signer.hpp>
 
-#include "crypto/base64url.hpp"
+#include "http/base64url.hpp"
 
 namespace stet {
 

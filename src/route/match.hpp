@@ -23,7 +23,7 @@ struct match_outcome {
 /// Room for a route's parameters, left uninitialised: match_path() writes
 /// each one before anything reads it.
 struct capture_buffer {
-  capture_buffer() noexcept {}
+  capture_buffer() noexcept {}  // NOLINT(modernize-use-equals-default): = default is deleted (string_view members)
   union {
     capture items[max_route_params];
   };

@@ -115,8 +115,9 @@ class chain_builder {
     std::vector<const layer_node*> path;
     for (const layer_node* n = layer; n != nullptr; n = n->parent.get()) path.push_back(n);
     const auto begin = static_cast<std::uint32_t>(t_.chain.size());
-    for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      for (const auto& l : (*it)->layers) t_.chain.push_back(l.get());
+    std::reverse(path.begin(), path.end());  // outermost layer first
+    for (const layer_node* n : path) {
+      for (const auto& l : n->layers) t_.chain.push_back(l.get());
     }
     const std::pair<std::uint32_t, std::uint32_t> run{begin, static_cast<std::uint32_t>(t_.chain.size()) - begin};
     runs_[layer] = run;

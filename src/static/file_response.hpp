@@ -6,7 +6,7 @@
 #include <stet/request.hpp>
 #include <stet/response.hpp>
 
-#include "static/conditional.hpp"
+#include "http/conditional.hpp"
 #include "static/file_entry.hpp"
 
 #include <optional>

@@ -5,7 +5,7 @@ every flag of stet-server, and nothing that no longer exists.
     check_configuration.py --source-dir DIR --stet-server BINARY
 
 Fields are read from include/stet/server_options.hpp; a field whose type is a
-struct of include/stet/ (access_log_options) is checked member by member, as
+struct of include/stet/ (access_log_options, compression_settings) is checked member by member, as
 `access_log.enabled`. Flags are read from `stet-server --help`. A row is a
 markdown table line whose first cell holds the name in backticks; its other
 cells (default, unit, what happens) must not be empty. The failure message
@@ -91,7 +91,7 @@ def option_fields(include_dir):
         fields = []
         for type_, name in members(body):
             nested = re.sub(r"^(stet::)?", "", type_.split()[-1]) if type_ else ""
-            if nested.endswith("_options") and struct_body(everything, nested) is not None:
+            if nested.endswith(("_options", "_settings")) and struct_body(everything, nested) is not None:
                 fields += expand(nested, prefix + name + ".")
             else:
                 fields.append(prefix + name)

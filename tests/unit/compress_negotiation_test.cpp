@@ -1,6 +1,6 @@
 #include "response/compress/accept_encoding.hpp"
 
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 #include "response/compress/accept_encoding_memo.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // RFC 9110 conditional and range decisions as table tests over the pure layer.
-#include "static/conditional.hpp"
+#include "http/conditional.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include <stet/response.hpp>
 
 #include "request/cookie_cache.hpp"
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <gtest/gtest.h>
 

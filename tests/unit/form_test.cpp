@@ -1,6 +1,6 @@
 #include <stet/form.hpp>
 
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <gtest/gtest.h>
 

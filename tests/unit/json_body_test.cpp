@@ -2,7 +2,7 @@
 #include <stet/json_body.hpp>
 #include <stet/response.hpp>
 
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <gtest/gtest.h>
 

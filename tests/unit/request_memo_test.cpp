@@ -6,7 +6,7 @@
 
 #include "request/cookie_cache.hpp"
 #include "request/header_names.hpp"
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 #include "support/alloc_counter.hpp"
 #include "support/request_builder.hpp"
 

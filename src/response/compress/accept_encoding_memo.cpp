@@ -1,6 +1,6 @@
 #include "response/compress/accept_encoding_memo.hpp"
 
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <array>
 #include <cstdint>

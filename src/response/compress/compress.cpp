@@ -1,6 +1,6 @@
 #include "response/compress/compress.hpp"
 
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <chrono>
 #include <memory>

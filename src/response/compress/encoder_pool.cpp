@@ -1,6 +1,6 @@
 #include "response/compress/encoder_pool.hpp"
 
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 #include <array>
 #include <vector>

@@ -5,7 +5,7 @@
 #include "http/token.hpp"
 #include "response/header_scan.hpp"
 #include "response/response_access.hpp"
-#include "static/conditional.hpp"
+#include "http/conditional.hpp"
 
 #include <array>
 

@@ -1,8 +1,12 @@
 #pragma once
 // Per-thread counters of the request memos and their caches: how often each
-// parse really ran, and how the per-thread caches fared. Tests read them to
-// prove a memo did not re-parse; the metrics exposition sums them over the
-// workers. One writer (the thread the counters belong to), any readers.
+// parse really ran, and how the per-thread caches fared (the signers count
+// their MACs here too). Tests read them to prove a memo did not re-parse; the
+// metrics exposition sums them over the workers. One writer (the thread the
+// counters belong to), any readers. Every step of the request path writes
+// them (request memos, the signer, the compressors), so they sit in a folder
+// of their own beneath all of them; metrics/, which reads every module, stays
+// above.
 
 #include <array>
 #include <atomic>

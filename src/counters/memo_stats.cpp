@@ -1,4 +1,4 @@
-#include "metrics/memo_stats.hpp"
+#include "counters/memo_stats.hpp"
 
 namespace stet::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "static/conditional.hpp"
+#include "http/conditional.hpp"
 
 #include "http/token.hpp"
 

@@ -59,7 +59,7 @@ constexpr bool base64url_decode(std::string_view text, unsigned char* out) noexc
   std::uint32_t acc = 0;
   int bits = 0;
   for (char c : text) {
-    const int v = base64url_values[static_cast<unsigned char>(c)];
+    const int v = static_cast<int>(base64url_values[static_cast<unsigned char>(c)]);  // -1: not in the alphabet
     if (v < 0) return false;
     acc = (acc << 6) | static_cast<std::uint32_t>(v);
     bits += 6;

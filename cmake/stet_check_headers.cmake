@@ -1,0 +1,26 @@
+# checkheaders: every public header compiles on its own. One generated .cpp per
+# header includes only that header (twice, so a missing #pragma once shows as
+# a redefinition); the .cpp files form an object library that is part of the
+# default build whenever the tests are (scripts/test.sh, and so CI). A header
+# added under include/stet/ is picked up at the next build (CONFIGURE_DEPENDS).
+# Modelled on Seastar's cmake/CheckHeaders.cmake.
+
+file(GLOB_RECURSE STET_PUBLIC_HEADERS CONFIGURE_DEPENDS
+     RELATIVE ${PROJECT_SOURCE_DIR}/include ${PROJECT_SOURCE_DIR}/include/stet/*.hpp)
+
+set(stet_check_headers_dir ${PROJECT_BINARY_DIR}/checkheaders)
+set(stet_check_headers_sources)
+foreach(header IN LISTS STET_PUBLIC_HEADERS)
+  set(source ${stet_check_headers_dir}/${header}.cpp)
+  # file(CONFIGURE) rewrites only when the text changes, so a re-configure
+  # does not make every check recompile.
+  file(CONFIGURE OUTPUT ${source} CONTENT "#include <${header}>\n#include <${header}>\n" @ONLY)
+  list(APPEND stet_check_headers_sources ${source})
+endforeach()
+
+add_library(checkheaders OBJECT ${stet_check_headers_sources})
+# Only what an installed consumer gets: the public include path and the C++20
+# requirement of stet::stet, never src/.
+target_include_directories(checkheaders PRIVATE ${PROJECT_SOURCE_DIR}/include ${STET_GENERATED_INCLUDE_DIR})
+target_compile_features(checkheaders PRIVATE cxx_std_20)
+target_link_libraries(checkheaders PRIVATE stet_warnings)
