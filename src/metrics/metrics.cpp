@@ -3,6 +3,7 @@
 #include "metrics/cache_families.hpp"
 #include "metrics/cache_metrics.hpp"
 #include "metrics/route_metrics.hpp"
+#include "metrics/worker_counters.hpp"
 
 #include <fmt/format.h>
 
@@ -43,14 +44,14 @@ void latency_histogram::snapshot::add(const snapshot& other) noexcept {
   sum_seconds += other.sum_seconds;
 }
 
-void metrics::attach(const worker_counters* c) {
-  std::lock_guard lock(mutex_);
-  workers_.push_back(c);
+void detail::metrics_access::attach(metrics& m, const worker_counters* c) {
+  std::lock_guard lock(m.mutex_);
+  m.workers_.push_back(c);
 }
 
-void metrics::detach(const worker_counters* c) {
-  std::lock_guard lock(mutex_);
-  std::erase(workers_, c);
+void detail::metrics_access::detach(metrics& m, const worker_counters* c) {
+  std::lock_guard lock(m.mutex_);
+  std::erase(m.workers_, c);
 }
 
 void metrics::add_collector(std::function<void(std::vector<metric_sample>&)> collect) {
@@ -78,7 +79,7 @@ std::string metrics::text() const {
   std::string per_route;
   {
     std::lock_guard lock(mutex_);
-    for (const worker_counters* w : workers_) {
+    for (const detail::worker_counters* w : workers_) {
       for (std::size_t i = 0; i < by_status.size(); ++i) by_status[i] += w->requests_by_status[i].load();
       accepted += w->connections_accepted.load();
       open += w->connections_open.load();

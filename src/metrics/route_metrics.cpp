@@ -4,6 +4,7 @@
 
 #include "metrics/cache_metrics.hpp"
 #include "metrics/route_metrics.hpp"
+#include "metrics/worker_counters.hpp"
 #include "route/state.hpp"
 
 #include <fmt/format.h>
@@ -13,7 +14,7 @@
 #include <mutex>
 #include <string>
 
-namespace stet {
+namespace stet::detail {
 
 route_counter_table::~route_counter_table() {
   for (auto& chunk : chunks_) delete[] chunk.load(std::memory_order_relaxed);
@@ -36,7 +37,6 @@ const route_counters* route_counter_table::find(std::uint32_t id) const noexcept
   return chunk == nullptr ? nullptr : chunk + id % chunk_size;
 }
 
-namespace detail {
 namespace {
 
 // A Prometheus label value: backslash, double quote and newline escaped.
@@ -120,5 +120,4 @@ void append_route_metrics(const std::vector<const worker_counters*>& workers, st
   }
 }
 
-}  // namespace detail
-}  // namespace stet
+}  // namespace stet::detail
