@@ -9,6 +9,7 @@
 #include "static/static_files_impl.hpp"
 
 #include "http/date_cache.hpp"
+#include "http/percent.hpp"
 #include "response/error_pages.hpp"
 
 #include <fcntl.h>
@@ -51,23 +52,6 @@ std::optional<std::string_view> query_param(std::string_view query, std::string_
     query.remove_prefix(amp + 1);
   }
   return std::nullopt;
-}
-
-// RFC 3986 pchar plus '/': everything else is escaped.
-void append_encoded_path(std::string& out, std::string_view path) {
-  constexpr std::string_view keep = "-._~!$&'()*+,;=:@/";
-  constexpr std::string_view hex = "0123456789ABCDEF";
-  for (char ch : path) {
-    const auto c = static_cast<unsigned char>(ch);
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    if (alnum || keep.find(ch) != std::string_view::npos) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 0xf]);
-    }
-  }
 }
 
 // The whole file at the current size, or nullopt when it ended early (it shrank
@@ -418,7 +402,7 @@ std::string static_files::impl::static_url(std::string_view relative_path) {
   std::string url;
   url.reserve(options.url_prefix.size() + relative_path.size() + 7 + 16 + 16);
   url += options.url_prefix;
-  append_encoded_path(url, relative_path);
+  detail::append_percent_encoded(url, relative_path, detail::path_slashes::keep);
   if (digest) {
     url += "?_hash=";
     url += detail::to_view(*digest);
