@@ -11,6 +11,7 @@
 #include "http/date_cache.hpp"
 #include "http/percent.hpp"
 #include "response/error_pages.hpp"
+#include "response/redirect.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -333,16 +334,7 @@ response static_files::impl::redirect_to_directory(const request& req, std::stri
   const int fd = dir ? root.open_below(*dir, relative, O_PATH | O_DIRECTORY, options.allow_symlinks_outside_root) : -1;
   if (fd < 0) return detail::error_page(stet::status::not_found, req);
   ::close(fd);
-  std::string_view path = req.raw_path();
-  // "//host/x" in a Location is another site: never start with two slashes.
-  while (path.size() > 1 && path[0] == '/' && path[1] == '/') path.remove_prefix(1);
-  std::string location(path);
-  location.push_back('/');
-  if (!req.query_string().empty()) {
-    location.push_back('?');
-    location.append(req.query_string());
-  }
-  return response::redirect(stet::status::moved_permanently, location);
+  return detail::local_redirect(req, stet::status::moved_permanently, req.raw_path(), detail::add_slash::yes);
 }
 
 static_files::impl::lookup_result static_files::impl::favicon_fallback(lookup_result r, std::string_view relative) {
