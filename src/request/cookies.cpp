@@ -2,11 +2,11 @@
 
 #include <stet/error.hpp>
 
+#include "http/date_cache.hpp"
+#include "metrics/memo_stats.hpp"
 #include "request/arena.hpp"
 #include "request/cookie_parse.hpp"
-#include "http/date_cache.hpp"
 #include "request/field_index.hpp"
-#include "metrics/memo_stats.hpp"
 
 #include <algorithm>
 #include <array>
@@ -74,16 +74,6 @@ std::time_t clamp_expires(std::chrono::system_clock::time_point t) noexcept {
 }
 
 }  // namespace
-
-std::optional<std::string_view> cookie_jar::get(std::string_view name) const noexcept {
-  const std::span<const cookie> run = get_all(name);
-  if (run.empty()) return std::nullopt;
-  return run.front().value;
-}
-
-std::span<const cookie> cookie_jar::get_all(std::string_view name) const noexcept {
-  return detail::equal_run(sorted_, name, detail::compare_exact{});
-}
 
 cookie_jar parse_cookie_header(std::string_view header, std::pmr::memory_resource& arena) {
   ++detail::this_thread_memo_stats().cookie_parses;
