@@ -1,5 +1,6 @@
 #pragma once
-/// @file Counters, phase timings and their Prometheus text exposition.
+/// @file
+/// Counters, phase timings and their Prometheus text exposition.
 
 #include <stet/response.hpp>
 
@@ -27,7 +28,9 @@ enum class phase : std::uint8_t {
   handle,  ///< routing and the handler
   write,   ///< response queued -> written to the socket (shared by a pipelined batch)
 };
+/// How many phases there are (phase values are 0 .. phase_count - 1).
 inline constexpr std::size_t phase_count = 3;
+/// The phase's label in the metrics (`phase="..."`): "parse", "handler", "write".
 std::string_view to_string(phase p) noexcept;
 
 /// Adds to a counter that only one thread writes: a plain load and store, no
@@ -44,13 +47,19 @@ class latency_histogram {
   static constexpr std::array<std::uint32_t, 16> bounds_us = {
       1, 2, 5, 10, 20, 50, 100, 200, 500, 1'000, 2'000, 5'000, 10'000, 100'000, 1'000'000, 10'000'000};
 
+  /// Counts one duration (negative ones as 0) in its bucket and the sum; the
+  /// owning thread only.
   void record(std::chrono::nanoseconds d) noexcept;
+  /// The histogram's values at one moment, summable over histograms.
   struct snapshot {
-    std::array<std::uint64_t, bounds_us.size() + 1> counts{};
-    std::uint64_t count = 0;
-    double sum_seconds = 0;
+    std::array<std::uint64_t, bounds_us.size() + 1> counts{};  ///< per bucket (not cumulative), +Inf last
+    std::uint64_t count = 0;                                   ///< every duration recorded
+    double sum_seconds = 0;                                    ///< their sum
+    /// Adds `other`'s counts and sum to these.
     void add(const snapshot& other) noexcept;
   };
+  /// The current values (any thread; relaxed loads, so buckets read a moment
+  /// apart may disagree by the durations recorded meanwhile).
   snapshot read() const noexcept;
 
  private:
@@ -60,11 +69,11 @@ class latency_histogram {
 
 /// One metric sample for a collector to report (cache counters and the like).
 struct metric_sample {
-  std::string_view name;  ///< e.g. "stet_cache_hits_total"
-  std::string_view help;
+  std::string_view name;    ///< e.g. "stet_cache_hits_total"
+  std::string_view help;    ///< the family's HELP text
   std::string_view type;    ///< "counter" or "gauge"
   std::string_view labels;  ///< e.g. R"(cache="date")", may be empty
-  double value = 0;
+  double value = 0;         ///< the sample's value
 };
 
 /// Everything a server counts, shared between the server (which writes) and a

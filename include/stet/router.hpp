@@ -1,5 +1,6 @@
 #pragma once
-/// @file stet::router: route patterns and typed handlers compiled once at add(),
+/// @file
+/// stet::router: route patterns and typed handlers compiled once at add(),
 /// dispatched through a frozen segment trie that never scans and never allocates.
 
 #include <stet/detail/route_pattern.hpp>
@@ -35,8 +36,10 @@ struct router_access;
 /// handler's parameters against it with a static_assert instead of at run time.
 template <detail::fixed_string S>
 struct static_route {
+  /// The pattern's parameters, as add() checks the handler against them.
   static constexpr detail::pattern_shape shape = detail::scan_pattern(S.view());
   static_assert(shape.error == nullptr, "invalid route pattern (router::add() would say why at run time)");
+  /// The pattern text (static storage).
   static constexpr std::string_view view() noexcept { return S.view(); }
 };
 
@@ -71,18 +74,26 @@ concept url_integer = std::integral<T> && !std::same_as<T, bool>;
 
 /// One named value for url_for(): `{"id", 42}` or `{"slug", "hello world"}`.
 struct url_arg {
-  enum class type : std::uint8_t { text, signed_integer, unsigned_integer };
+  /// What the value is.
+  enum class type : std::uint8_t {
+    text,              ///< `text`
+    signed_integer,    ///< `bits` holds an int64 (two's complement)
+    unsigned_integer,  ///< `bits` holds a uint64
+  };
 
+  /// The parameter `n` gets the integer `v`.
   template <url_integer T>
   url_arg(std::string_view n, T v) noexcept
       : name(n),
         kind(std::is_signed_v<T> ? type::signed_integer : type::unsigned_integer),
         bits(static_cast<std::uint64_t>(v)) {}
+  /// The parameter `n` gets the text `v` (percent-encoded by url_for(); not copied).
   url_arg(std::string_view n, std::string_view v) noexcept : name(n), kind(type::text), text(v) {}
+  /// As the string_view form, for a string literal.
   url_arg(std::string_view n, const char* v) noexcept : name(n), kind(type::text), text(v) {}
 
-  std::string_view name;
-  type kind;
+  std::string_view name;   ///< the parameter's name in the pattern
+  type kind;               ///< which of `text` and `bits` holds the value
   std::string_view text;   ///< the value when kind == text
   std::uint64_t bits = 0;  ///< the value's bits when it is an integer
 };
@@ -91,6 +102,7 @@ struct url_arg {
 struct built_url {
   std::string url;         ///< the percent-encoded path; empty on error
   std::string_view error;  ///< empty on success; otherwise a static text saying what was wrong
+  /// True when the URL was built.
   explicit operator bool() const noexcept { return error.empty(); }
 };
 
@@ -98,6 +110,7 @@ struct built_url {
 /// A handle into its router: copies add to the same router.
 class route_group : public detail::routing_api<route_group> {
  public:
+  /// Made by router::group() and route_group::group(); not meant to be called directly.
   explicit route_group(detail::route_scope scope) noexcept : scope_(std::move(scope)) {}
 
  private:
@@ -129,10 +142,15 @@ class route_group : public detail::routing_api<route_group> {
 /// Do not destroy the last copy while a dispatch is running.
 class router : public detail::routing_api<router> {
  public:
+  /// A router with no routes and the default router_options.
   router();
+  /// A router with no routes and `options`.
   explicit router(router_options options);
+  /// Another handle to the same routes (see the note above).
   router(const router&) = default;
+  /// Makes this a handle to `other`'s routes.
   router& operator=(const router&) = default;
+  /// Drops this handle; the routes live while another copy does.
   ~router();
 
   /// Builds the frozen table now instead of at the first dispatch. Idempotent.
@@ -142,8 +160,10 @@ class router : public detail::routing_api<router> {
   /// decide on `Expect: 100-continue` before reading a body).
   struct match {
     stet::status status = stet::status::not_found;  ///< ok when a handler would run
+    /// True when a handler would run.
     bool routed() const noexcept { return status == stet::status::ok; }
   };
+  /// The match for `req`'s method and path (404, 405 or ok); runs nothing.
   match find(const request& req) const noexcept;
 
   /// Routes `req` and runs the middleware chain and the handler, in-process.
@@ -172,6 +192,9 @@ class router : public detail::routing_api<router> {
   detail::route_scope scope_;
 };
 
+/// @cond
+// Defined here, not in detail/routing_api.hpp: they need the complete router
+// and route_group.
 namespace detail {
 
 template <class Self>
@@ -186,5 +209,6 @@ Self& routing_api<Self>::mount(std::string_view prefix, const router& other) {
 }
 
 }  // namespace detail
+/// @endcond
 
 }  // namespace stet

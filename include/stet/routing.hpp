@@ -1,5 +1,6 @@
 #pragma once
-/// @file What routes are made of: the handler and middleware concepts that
+/// @file
+/// What routes are made of: the handler and middleware concepts that
 /// router::add(), before(), after() and use() accept, and per-route options.
 
 #include <stet/detail/route_handler.hpp>
