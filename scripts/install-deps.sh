@@ -15,6 +15,8 @@ packages=(
   # docs and browser tests: the API reference (scripts/docs.sh), headless
   # Chromium driven over the DevTools protocol (tests/browser/cdp.py)
   doxygen chromium python3-websockets
+  # bench/e2e/upload.sh's cpp-httplib peer (bench/e2e/peers, header-only)
+  libcpp-httplib-dev
 )
 if [ "${1:-}" = "--fuzz" ]; then
   # libFuzzer and the sanitizer runtimes come with clang's runtime package,
