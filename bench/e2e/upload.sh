@@ -233,7 +233,7 @@ if [ -n "${REPORT:-}" ]; then
   {
     echo "<!-- uploads:begin (written by bench/e2e/upload.sh; text outside the markers is kept) -->"
     echo "Run $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg);"
-    echo "RUNS=$RUNS RAW_MIB=$RAW_MIB PART_MIB=$PART_MIB PARTS=$PARTS, medians."
+    echo "RUNS=$RUNS RAW_MIB=$RAW_MIB PART_MIB=$PART_MIB PARTS=$PARTS, medians; stet-server: \`${stet_bin#"$root/"}\`."
     echo
     echo "$table"
     echo "<!-- uploads:end -->"
