@@ -66,6 +66,13 @@ void header(std::string& out, std::string_view name, std::string_view help, std:
 
 }  // namespace
 
+std::string_view to_string(close_reason r) noexcept {
+  static constexpr std::array<std::string_view, close_reason_count> names = {
+      "first_byte_timeout", "header_timeout",  "body_timeout", "idle_timeout", "write_timeout",
+      "evicted_silent",     "evicted_partial", "evicted_idle", "per_address",  "proxy_protocol"};
+  return names[static_cast<std::size_t>(r)];
+}
+
 // Per-worker values are summed here, on the reading thread; the workers never
 // synchronise with each other or with this reader beyond relaxed loads.
 std::string metrics::text() const {
@@ -73,6 +80,7 @@ std::string metrics::text() const {
   std::uint64_t accepted = 0;
   std::uint64_t open = 0;
   std::uint64_t date_refreshes = 0;
+  std::array<std::uint64_t, close_reason_count> closed{};
   std::array<latency_histogram::snapshot, phase_count> phases{};
   std::vector<metric_sample> samples;
   std::string per_route;
@@ -83,6 +91,7 @@ std::string metrics::text() const {
       accepted += w->connections_accepted.load();
       open += w->connections_open.load();
       date_refreshes += w->date_refreshes.load();
+      for (std::size_t r = 0; r < closed.size(); ++r) closed[r] += w->connections_closed[r].load();
       for (std::size_t p = 0; p < phase_count; ++p) phases[p].add(w->phases[p].read());
     }
     detail::collect_library_caches(workers_, samples);
@@ -103,6 +112,11 @@ std::string metrics::text() const {
   fmt::format_to(it, "stet_connections_accepted_total {}\n", accepted);
   header(out, "stet_connections_open", "Connections open now.", "gauge");
   fmt::format_to(it, "stet_connections_open {}\n", open);
+  header(out, "stet_connections_closed_total", "Connections the server closed itself, by reason.", "counter");
+  for (std::size_t r = 0; r < closed.size(); ++r) {
+    fmt::format_to(it, "stet_connections_closed_total{{reason=\"{}\"}} {}\n", to_string(static_cast<close_reason>(r)),
+                   closed[r]);
+  }
 
   header(out, "stet_phase_seconds", "Time spent per request phase.", "histogram");
   for (std::size_t p = 0; p < phase_count; ++p) {
