@@ -63,7 +63,7 @@ void report_allocations(benchmark::State& state, std::uint64_t before) {
 // One phase end, time points given: the histogram update plus the tracer check.
 template <kind K>
 void BM_RecordPhase(benchmark::State& state) {
-  stet::worker_counters counters;
+  stet::detail::worker_counters counters;
   stet::tracer* t = make_tracer(K);
   benchmark::DoNotOptimize(t);  // as in the server: a runtime pointer, not a constant
   const clock_type::time_point start = clock_type::now();
@@ -84,7 +84,7 @@ BENCHMARK(BM_RecordPhase<kind::recording>)->Name("BM_RecordPhase/recording_trace
 // phase boundary and nothing else.
 template <kind K>
 void BM_RequestPhases(benchmark::State& state) {
-  stet::worker_counters counters;
+  stet::detail::worker_counters counters;
   stet::tracer* t = make_tracer(K);
   bool timing = state.range(0) != 0;
   benchmark::DoNotOptimize(t);

@@ -2,6 +2,8 @@
 /// @file
 /// Cookies in (RFC 6265 Cookie header parsing) and out (Set-Cookie building).
 
+#include <stet/detail/sorted_fields.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -24,39 +26,29 @@ struct cookie {
   std::string_view value;  ///< as sent, surrounding double quotes removed
 };
 
-/// The cookies of one request: lookups by exact (case-sensitive) name; a name
-/// sent twice keeps both values, first sent first (RFC 6265 5.4: the cookie with
-/// the longer path comes first). Built by request::cookies() (memoised, and
-/// cached per thread across requests) or parse_cookie_header().
+/// The cookies of one request: get(), get_all(), contains(), size(), empty()
+/// and sorted() (see detail::sorted_fields) by exact (case-sensitive) name; a
+/// name sent twice keeps both values, first sent first (RFC 6265 5.4: the
+/// cookie with the longer path comes first). Built by request::cookies()
+/// (memoised, and cached per thread across requests) or parse_cookie_header().
 /// @note A view: names and values point into the request's Cookie header, the
 /// lists into the request arena. Valid while the request is.
-class cookie_jar {
+class cookie_jar : public detail::sorted_fields<cookie, detail::name_case::exact> {
  public:
   /// No cookies.
   cookie_jar() noexcept = default;
 
-  /// The first value of the cookie `name`; nullopt when absent.
-  std::optional<std::string_view> get(std::string_view name) const noexcept;
-  /// Every cookie named `name`, in the order sent; empty when absent.
-  std::span<const cookie> get_all(std::string_view name) const noexcept;
-  /// Whether a cookie named `name` was sent.
-  bool contains(std::string_view name) const noexcept { return !get_all(name).empty(); }
-  /// Number of cookies, repeated names included.
-  std::size_t size() const noexcept { return all_.size(); }
-  /// Whether the request sent no cookie.
-  bool empty() const noexcept { return all_.empty(); }
   /// Every cookie in the order sent.
   std::span<const cookie> all() const noexcept { return all_; }
-  /// Every cookie sorted by name; equal names adjacent, in the order sent.
-  std::span<const cookie> sorted() const noexcept { return sorted_; }
 
  private:
   friend struct detail::cookie_access;
-  cookie_jar(std::span<const cookie> all, std::span<const cookie> sorted) noexcept : all_(all), sorted_(sorted) {}
+  cookie_jar(std::span<const cookie> all, std::span<const cookie> sorted) noexcept : sorted_fields(sorted), all_(all) {}
 
   std::span<const cookie> all_;
-  std::span<const cookie> sorted_;
 };
+
+extern template class detail::sorted_fields<cookie, detail::name_case::exact>;
 
 /// Parses one Cookie header value (RFC 6265 section 4.2.1, leniently as in 5.4):
 /// pairs split on ';', optional whitespace around names and values ignored,

@@ -10,7 +10,7 @@
 namespace stet {
 
 /// Everything stet can report as an error value. Protocol errors carry the HTTP
-/// status they are answered with (see status_for()).
+/// status they are answered with (see http_status()).
 enum class error {
   // Request framing and syntax (answered 400 unless noted).
   bad_request = 1,

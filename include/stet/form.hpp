@@ -2,6 +2,7 @@
 /// @file
 /// application/x-www-form-urlencoded: query strings and form bodies.
 
+#include <stet/detail/sorted_fields.hpp>
 #include <stet/status.hpp>
 
 #include <cstddef>
@@ -23,41 +24,31 @@ struct form_field {
   std::string_view value;  ///< decoded; empty for a name without '='
 };
 
-/// Decoded urlencoded fields: lookups by exact (case-sensitive) name; a name
-/// given several times keeps every value in order. Built by request::query()
-/// and request::form() (memoised) or parse_urlencoded().
+/// Decoded urlencoded fields: get(), get_all(), contains(), size(), empty()
+/// and sorted() (see detail::sorted_fields) by exact (case-sensitive) name; a
+/// name given several times keeps every value in order (walk sorted() to group
+/// repeated keys, e.g. into JSON arrays). Built by request::query() and
+/// request::form() (memoised) or parse_urlencoded().
 /// @note A view: a name or value without escapes points into the parsed text
 /// (the request's buffer), a decoded one into the request arena, as do the
 /// lists. Valid while the request is.
-class form_data {
+class form_data : public detail::sorted_fields<form_field, detail::name_case::exact> {
  public:
   /// No fields.
   form_data() noexcept = default;
 
-  /// The first value of `name`; nullopt when absent.
-  std::optional<std::string_view> get(std::string_view name) const noexcept;
-  /// Every field named `name`, in order; empty when absent.
-  std::span<const form_field> get_all(std::string_view name) const noexcept;
-  /// Whether a field named `name` was given.
-  bool contains(std::string_view name) const noexcept { return !get_all(name).empty(); }
-  /// Number of fields, repeated names included.
-  std::size_t size() const noexcept { return all_.size(); }
-  /// Whether there is no field.
-  bool empty() const noexcept { return all_.empty(); }
   /// Every field in the order given.
   std::span<const form_field> all() const noexcept { return all_; }
-  /// Every field sorted by name; equal names are adjacent, in the order given
-  /// (walk it to group repeated keys, e.g. into JSON arrays).
-  std::span<const form_field> sorted() const noexcept { return sorted_; }
 
  private:
   friend struct detail::form_access;
   form_data(std::span<const form_field> all, std::span<const form_field> sorted) noexcept
-      : all_(all), sorted_(sorted) {}
+      : sorted_fields(sorted), all_(all) {}
 
   std::span<const form_field> all_;
-  std::span<const form_field> sorted_;
 };
+
+extern template class detail::sorted_fields<form_field, detail::name_case::exact>;
 
 /// Decodes `text` as the WHATWG URL standard's urlencoded parser does: fields
 /// split on '&' (empty ones skipped), name and value split on the first '='

@@ -1,21 +1,21 @@
 #pragma once
-/// @file stet::router: route patterns and typed handlers compiled once at add(),
+/// @file
+/// stet::router: route patterns and typed handlers compiled once at add(),
 /// dispatched through a frozen segment trie that never scans and never allocates.
 
-#include <stet/detail/middleware_layer.hpp>
-#include <stet/detail/route_handler.hpp>
 #include <stet/detail/route_pattern.hpp>
+#include <stet/detail/route_scope.hpp>
+#include <stet/detail/routing_api.hpp>
 #include <stet/method.hpp>
 #include <stet/request.hpp>
 #include <stet/response.hpp>
+#include <stet/routing.hpp>
 #include <stet/status.hpp>
 
 #include <concepts>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
-#include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -28,8 +28,6 @@ class router;
 class route_group;
 
 namespace detail {
-struct router_state;
-struct layer_node;
 struct router_access;
 }  // namespace detail
 
@@ -38,8 +36,10 @@ struct router_access;
 /// handler's parameters against it with a static_assert instead of at run time.
 template <detail::fixed_string S>
 struct static_route {
+  /// The pattern's parameters, as add() checks the handler against them.
   static constexpr detail::pattern_shape shape = detail::scan_pattern(S.view());
   static_assert(shape.error == nullptr, "invalid route pattern (router::add() would say why at run time)");
+  /// The pattern text (static storage).
   static constexpr std::string_view view() noexcept { return S.view(); }
 };
 
@@ -60,14 +60,6 @@ class route_error : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// Per-route settings.
-struct route_options {
-  std::string_view name;  ///< name for url_for(); empty for none; unique per router (copied)
-  /// False: this route's answers are never compressed (as response::no_compression()),
-  /// whatever server_options::compression says - for routes that reflect secrets (BREACH).
-  bool compress = true;
-};
-
 /// Router-wide settings, fixed at construction.
 struct router_options {
   /// "/a/" that matches nothing but "/a" would match: redirect to "/a" (query kept).
@@ -76,62 +68,32 @@ struct router_options {
   bool redirect_missing_slash = false;
 };
 
-/// A handler: `response(request&)`, or `response(request&, A...)` where each
-/// `A` (std::int64_t, std::uint64_t or std::string_view, by value) receives one
-/// route parameter in pattern order. Asynchronous handlers take a responder
-/// after the request and return void: `void(request&, responder, A...)`; they
-/// answer with responder::send(), later and from any thread (see responder).
-/// Called concurrently from worker threads through a const reference, so it
-/// must be safe to call that way.
-template <class F>
-concept route_handler = detail::plain_handler<F> || detail::async_plain_handler<F> || detail::typed_handler<F>;
-
-/// How hooks are called: on a const object, from any worker thread.
-template <class F>
-using const_callable = const std::remove_cvref_t<F>&;
-
-/// A middleware `before` hook: returning a response short-circuits the chain.
-template <class F>
-concept before_hook = requires(const_callable<F> f, request& q) {
-  { f(q) } -> std::same_as<std::optional<response>>;
-};
-
-/// A middleware `after` hook: sees (and may edit) the response on its way out.
-template <class F>
-concept after_hook = std::invocable<const_callable<F>, request&, response&>;
-
-/// A middleware object's `before(request&) -> std::optional<response>` member.
-template <class M>
-concept has_before = requires(const std::remove_cvref_t<M>& m, request& q) {
-  { m.before(q) } -> std::same_as<std::optional<response>>;
-};
-/// A middleware object's `after(request&, response&)` member.
-template <class M>
-concept has_after = requires(const std::remove_cvref_t<M>& m, request& q, response& r) {
-  m.after(q, r);
-};
-/// A middleware object: `before`, `after` or both, callable on a const object.
-template <class M>
-concept middleware = has_before<M> || has_after<M>;
-
 /// An integer url_for() can take (any but bool).
 template <class T>
 concept url_integer = std::integral<T> && !std::same_as<T, bool>;
 
 /// One named value for url_for(): `{"id", 42}` or `{"slug", "hello world"}`.
 struct url_arg {
-  enum class type : std::uint8_t { text, signed_integer, unsigned_integer };
+  /// What the value is.
+  enum class type : std::uint8_t {
+    text,              ///< `text`
+    signed_integer,    ///< `bits` holds an int64 (two's complement)
+    unsigned_integer,  ///< `bits` holds a uint64
+  };
 
+  /// The parameter `n` gets the integer `v`.
   template <url_integer T>
   url_arg(std::string_view n, T v) noexcept
       : name(n),
         kind(std::is_signed_v<T> ? type::signed_integer : type::unsigned_integer),
         bits(static_cast<std::uint64_t>(v)) {}
+  /// The parameter `n` gets the text `v` (percent-encoded by url_for(); not copied).
   url_arg(std::string_view n, std::string_view v) noexcept : name(n), kind(type::text), text(v) {}
+  /// As the string_view form, for a string literal.
   url_arg(std::string_view n, const char* v) noexcept : name(n), kind(type::text), text(v) {}
 
-  std::string_view name;
-  type kind;
+  std::string_view name;   ///< the parameter's name in the pattern
+  type kind;               ///< which of `text` and `bits` holds the value
   std::string_view text;   ///< the value when kind == text
   std::uint64_t bits = 0;  ///< the value's bits when it is an integer
 };
@@ -140,154 +102,15 @@ struct url_arg {
 struct built_url {
   std::string url;         ///< the percent-encoded path; empty on error
   std::string_view error;  ///< empty on success; otherwise a static text saying what was wrong
+  /// True when the URL was built.
   explicit operator bool() const noexcept { return error.empty(); }
 };
-
-namespace detail {
-
-/// The part of a router that routes are added to: the shared state, a path
-/// prefix and a middleware layer (the router's own, or a group's).
-class route_scope {
- public:
-  route_scope(std::shared_ptr<router_state> state, std::string prefix, std::shared_ptr<layer_node> layer);
-
-  void add(stet::method m, std::string_view pattern, const route_options& options,
-           std::shared_ptr<const handler_box> handler) const;
-  void add_layer(middleware_layer layer) const;
-  route_scope child(std::string_view prefix) const;
-  void mount(std::string_view prefix, const route_scope& other) const;
-  router_state& state() const noexcept { return *state_; }
-
- private:
-  std::shared_ptr<router_state> state_;
-  std::string prefix_;
-  std::shared_ptr<layer_node> layer_;
-};
-
-template <class P>
-concept pattern_source = std::convertible_to<const P&, std::string_view> || requires {
-  P::shape;
-};
-
-/// The route-adding API shared by router and route_group.
-template <class Self>
-class routing_api {
- public:
-  /// Adds a route for `m` (any method but method::other). The pattern is
-  /// compiled and the handler's parameters checked here, once.
-  /// @throws route_error when the route is refused (see route_error).
-  template <pattern_source P, route_handler F>
-  Self& add(stet::method m, const P& pattern, const route_options& options, F&& handler) {
-    if constexpr (requires { P::shape; }) {
-      static_assert(handler_fits(handler_arg_kinds<F>(), takes_no_route_args<F>, P::shape),
-                    "the handler's parameters after request& do not fit the pattern: one per {param}, in order; "
-                    "{x:int} takes std::int64_t, {x:uint} std::uint64_t, any parameter std::string_view");
-      scope().add(m, P::view(), options, make_handler_box(std::forward<F>(handler)));
-    } else {
-      scope().add(m, std::string_view(pattern), options, make_handler_box(std::forward<F>(handler)));
-    }
-    return self();
-  }
-  template <pattern_source P, route_handler F>
-  Self& add(stet::method m, const P& pattern, F&& handler) {
-    return add(m, pattern, route_options{}, std::forward<F>(handler));
-  }
-
-  /// Shortcuts for add(method::get, ...) and friends; GET routes also answer HEAD.
-  template <pattern_source P, route_handler F>
-  Self& get(const P& pattern, F&& handler) {
-    return add(stet::method::get, pattern, route_options{}, std::forward<F>(handler));
-  }
-  template <pattern_source P, route_handler F>
-  Self& get(const P& pattern, const route_options& options, F&& handler) {
-    return add(stet::method::get, pattern, options, std::forward<F>(handler));
-  }
-  template <pattern_source P, route_handler F>
-  Self& post(const P& pattern, F&& handler) {
-    return add(stet::method::post, pattern, route_options{}, std::forward<F>(handler));
-  }
-  template <pattern_source P, route_handler F>
-  Self& post(const P& pattern, const route_options& options, F&& handler) {
-    return add(stet::method::post, pattern, options, std::forward<F>(handler));
-  }
-  template <pattern_source P, route_handler F>
-  Self& put(const P& pattern, F&& handler) {
-    return add(stet::method::put, pattern, route_options{}, std::forward<F>(handler));
-  }
-  template <pattern_source P, route_handler F>
-  Self& put(const P& pattern, const route_options& options, F&& handler) {
-    return add(stet::method::put, pattern, options, std::forward<F>(handler));
-  }
-  template <pattern_source P, route_handler F>
-  Self& patch(const P& pattern, F&& handler) {
-    return add(stet::method::patch, pattern, route_options{}, std::forward<F>(handler));
-  }
-  template <pattern_source P, route_handler F>
-  Self& patch(const P& pattern, const route_options& options, F&& handler) {
-    return add(stet::method::patch, pattern, options, std::forward<F>(handler));
-  }
-  template <pattern_source P, route_handler F>
-  Self& del(const P& pattern, F&& handler) {
-    return add(stet::method::delete_, pattern, route_options{}, std::forward<F>(handler));
-  }
-  template <pattern_source P, route_handler F>
-  Self& del(const P& pattern, const route_options& options, F&& handler) {
-    return add(stet::method::delete_, pattern, options, std::forward<F>(handler));
-  }
-
-  /// Appends a middleware layer whose `before` runs ahead of every handler in
-  /// this scope (after the layers added earlier); a response from it
-  /// short-circuits the rest. `after` hooks run innermost first. Layers of a
-  /// router also wrap its automatic answers (404, 405, OPTIONS, redirects).
-  /// An object that declares `static constexpr bool answers_preflight = true`
-  /// (stet::cors) also wraps the automatic OPTIONS answer on the paths of this
-  /// scope's routes, with the router's own layers and no others.
-  template <before_hook F>
-  Self& before(F&& hook) {
-    scope().add_layer(middleware_layer{std::forward<F>(hook), {}});
-    return self();
-  }
-  template <after_hook F>
-  Self& after(F&& hook) {
-    scope().add_layer(middleware_layer{{}, std::forward<F>(hook)});
-    return self();
-  }
-  template <middleware M>
-  Self& use(M&& m) {
-    auto shared = std::make_shared<const std::remove_cvref_t<M>>(std::forward<M>(m));
-    middleware_layer layer;
-    if constexpr (requires(request & q) { shared->before(q); }) {
-      layer.before = [shared](request& q) { return shared->before(q); };
-    }
-    if constexpr (requires(request & q, response & r) { shared->after(q, r); }) {
-      layer.after = [shared](request& q, response& r) { shared->after(q, r); };
-    }
-    layer.preflight = preflight_middleware<M>;
-    scope().add_layer(std::move(layer));
-    return self();
-  }
-
-  /// A group of routes under `prefix` ("/api": its "/users" is "/api/users", its
-  /// "/" is "/api") with its own middleware layers inside this scope's.
-  route_group group(std::string_view prefix);
-
-  /// Copies every route of `other` (handlers shared, names kept, `other`'s
-  /// middleware as a layer inside this scope's) under `prefix`. A snapshot:
-  /// routes added to `other` later are not mounted.
-  /// @throws route_error when a mounted route conflicts; nothing is added then.
-  Self& mount(std::string_view prefix, const router& other);
-
- private:
-  Self& self() noexcept { return static_cast<Self&>(*this); }
-  const route_scope& scope() noexcept { return self().scope_; }
-};
-
-}  // namespace detail
 
 /// Routes added under a prefix with their own middleware; see router::group().
 /// A handle into its router: copies add to the same router.
 class route_group : public detail::routing_api<route_group> {
  public:
+  /// Made by router::group() and route_group::group(); not meant to be called directly.
   explicit route_group(detail::route_scope scope) noexcept : scope_(std::move(scope)) {}
 
  private:
@@ -319,10 +142,15 @@ class route_group : public detail::routing_api<route_group> {
 /// Do not destroy the last copy while a dispatch is running.
 class router : public detail::routing_api<router> {
  public:
+  /// A router with no routes and the default router_options.
   router();
+  /// A router with no routes and `options`.
   explicit router(router_options options);
+  /// Another handle to the same routes (see the note above).
   router(const router&) = default;
+  /// Makes this a handle to `other`'s routes.
   router& operator=(const router&) = default;
+  /// Drops this handle; the routes live while another copy does.
   ~router();
 
   /// Builds the frozen table now instead of at the first dispatch. Idempotent.
@@ -332,8 +160,10 @@ class router : public detail::routing_api<router> {
   /// decide on `Expect: 100-continue` before reading a body).
   struct match {
     stet::status status = stet::status::not_found;  ///< ok when a handler would run
+    /// True when a handler would run.
     bool routed() const noexcept { return status == stet::status::ok; }
   };
+  /// The match for `req`'s method and path (404, 405 or ok); runs nothing.
   match find(const request& req) const noexcept;
 
   /// Routes `req` and runs the middleware chain and the handler, in-process.
@@ -369,6 +199,9 @@ class router : public detail::routing_api<router> {
   detail::route_scope scope_;
 };
 
+/// @cond
+// Defined here, not in detail/routing_api.hpp: they need the complete router
+// and route_group.
 namespace detail {
 
 template <class Self>
@@ -383,5 +216,6 @@ Self& routing_api<Self>::mount(std::string_view prefix, const router& other) {
 }
 
 }  // namespace detail
+/// @endcond
 
 }  // namespace stet

@@ -21,6 +21,7 @@
 #include <stet/response.hpp>
 #include <stet/route_params.hpp>
 #include <stet/router.hpp>
+#include <stet/routing.hpp>
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
 #include <stet/signer.hpp>

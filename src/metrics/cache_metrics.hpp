@@ -5,6 +5,8 @@
 
 #include <stet/metrics.hpp>
 
+#include "metrics/worker_counters.hpp"
+
 #include <span>
 #include <vector>
 

@@ -2,7 +2,9 @@
 
 #include "metrics/cache_families.hpp"
 #include "metrics/cache_metrics.hpp"
+#include "metrics/exposition.hpp"
 #include "metrics/route_metrics.hpp"
+#include "metrics/worker_counters.hpp"
 
 #include <fmt/format.h>
 
@@ -43,14 +45,14 @@ void latency_histogram::snapshot::add(const snapshot& other) noexcept {
   sum_seconds += other.sum_seconds;
 }
 
-void metrics::attach(const worker_counters* c) {
-  std::lock_guard lock(mutex_);
-  workers_.push_back(c);
+void detail::metrics_access::attach(metrics& m, const worker_counters* c) {
+  std::lock_guard lock(m.mutex_);
+  m.workers_.push_back(c);
 }
 
-void metrics::detach(const worker_counters* c) {
-  std::lock_guard lock(mutex_);
-  std::erase(workers_, c);
+void detail::metrics_access::detach(metrics& m, const worker_counters* c) {
+  std::lock_guard lock(m.mutex_);
+  std::erase(m.workers_, c);
 }
 
 void metrics::add_collector(std::function<void(std::vector<metric_sample>&)> collect) {
@@ -58,13 +60,7 @@ void metrics::add_collector(std::function<void(std::vector<metric_sample>&)> col
   collectors_.push_back(std::move(collect));
 }
 
-namespace {
-
-void header(std::string& out, std::string_view name, std::string_view help, std::string_view type) {
-  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
-}
-
-}  // namespace
+namespace detail {
 
 std::string_view to_string(close_reason r) noexcept {
   static constexpr std::array<std::string_view, close_reason_count> names = {
@@ -73,6 +69,8 @@ std::string_view to_string(close_reason r) noexcept {
   return names[static_cast<std::size_t>(r)];
 }
 
+}  // namespace detail
+
 // Per-worker values are summed here, on the reading thread; the workers never
 // synchronise with each other or with this reader beyond relaxed loads.
 std::string metrics::text() const {
@@ -80,13 +78,13 @@ std::string metrics::text() const {
   std::uint64_t accepted = 0;
   std::uint64_t open = 0;
   std::uint64_t date_refreshes = 0;
-  std::array<std::uint64_t, close_reason_count> closed{};
+  std::array<std::uint64_t, detail::close_reason_count> closed{};
   std::array<latency_histogram::snapshot, phase_count> phases{};
   std::vector<metric_sample> samples;
   std::string per_route;
   {
     std::lock_guard lock(mutex_);
-    for (const worker_counters* w : workers_) {
+    for (const detail::worker_counters* w : workers_) {
       for (std::size_t i = 0; i < by_status.size(); ++i) by_status[i] += w->requests_by_status[i].load();
       accepted += w->connections_accepted.load();
       open += w->connections_open.load();
@@ -101,35 +99,31 @@ std::string metrics::text() const {
 
   std::string out;
   auto it = std::back_inserter(out);
-  header(out, "stet_requests_total", "Requests answered, by status code.", "counter");
+  detail::append_family(out, "stet_requests_total", "Requests answered, by status code.", "counter");
   std::uint64_t answered = 0;
   for (std::size_t code = 100; code < by_status.size(); ++code) {
     if (by_status[code] == 0) continue;
     answered += by_status[code];
     fmt::format_to(it, "stet_requests_total{{status=\"{}\"}} {}\n", code, by_status[code]);
   }
-  header(out, "stet_connections_accepted_total", "Connections accepted.", "counter");
+  detail::append_family(out, "stet_connections_accepted_total", "Connections accepted.", "counter");
   fmt::format_to(it, "stet_connections_accepted_total {}\n", accepted);
-  header(out, "stet_connections_open", "Connections open now.", "gauge");
+  detail::append_family(out, "stet_connections_open", "Connections open now.", "gauge");
   fmt::format_to(it, "stet_connections_open {}\n", open);
-  header(out, "stet_connections_closed_total", "Connections the server closed itself, by reason.", "counter");
+  detail::append_family(out, "stet_connections_closed_total", "Connections the server closed itself, by reason.",
+                        "counter");
   for (std::size_t r = 0; r < closed.size(); ++r) {
-    fmt::format_to(it, "stet_connections_closed_total{{reason=\"{}\"}} {}\n", to_string(static_cast<close_reason>(r)),
-                   closed[r]);
+    fmt::format_to(it, "stet_connections_closed_total{{reason=\"{}\"}} {}\n",
+                   detail::to_string(static_cast<detail::close_reason>(r)), closed[r]);
   }
 
-  header(out, "stet_phase_seconds", "Time spent per request phase.", "histogram");
+  detail::append_family(out, "stet_phase_seconds", "Time spent per request phase.", "histogram");
+  std::string labels;
   for (std::size_t p = 0; p < phase_count; ++p) {
-    const std::string_view name = to_string(static_cast<phase>(p));
-    std::uint64_t cumulative = 0;
-    for (std::size_t b = 0; b < latency_histogram::bounds_us.size(); ++b) {
-      cumulative += phases[p].counts[b];
-      fmt::format_to(it, "stet_phase_seconds_bucket{{phase=\"{}\",le=\"{}\"}} {}\n", name,
-                     latency_histogram::bounds_us[b] / 1e6, cumulative);
-    }
-    fmt::format_to(it, "stet_phase_seconds_bucket{{phase=\"{}\",le=\"+Inf\"}} {}\n", name, phases[p].count);
-    fmt::format_to(it, "stet_phase_seconds_sum{{phase=\"{}\"}} {}\n", name, phases[p].sum_seconds);
-    fmt::format_to(it, "stet_phase_seconds_count{{phase=\"{}\"}} {}\n", name, phases[p].count);
+    labels = "phase=\"";
+    labels += to_string(static_cast<phase>(p));
+    labels += '"';
+    detail::append_histogram(out, "stet_phase_seconds", labels, phases[p]);
   }
 
   out += per_route;
@@ -142,7 +136,7 @@ std::string metrics::text() const {
                    [](const metric_sample& a, const metric_sample& b) { return a.name < b.name; });
   std::string_view last;
   for (const metric_sample& s : samples) {
-    if (s.name != last) header(out, s.name, s.help, s.type);
+    if (s.name != last) detail::append_family(out, s.name, s.help, s.type);
     last = s.name;
     if (s.labels.empty()) {
       fmt::format_to(it, "{} {}\n", s.name, s.value);

@@ -3,7 +3,9 @@
 #include <stet/metrics.hpp>
 
 #include "metrics/cache_metrics.hpp"
+#include "metrics/exposition.hpp"
 #include "metrics/route_metrics.hpp"
+#include "metrics/worker_counters.hpp"
 #include "route/state.hpp"
 
 #include <fmt/format.h>
@@ -13,7 +15,7 @@
 #include <mutex>
 #include <string>
 
-namespace stet {
+namespace stet::detail {
 
 route_counter_table::~route_counter_table() {
   for (auto& chunk : chunks_) delete[] chunk.load(std::memory_order_relaxed);
@@ -36,20 +38,7 @@ const route_counters* route_counter_table::find(std::uint32_t id) const noexcept
   return chunk == nullptr ? nullptr : chunk + id % chunk_size;
 }
 
-namespace detail {
 namespace {
-
-// A Prometheus label value: backslash, double quote and newline escaped.
-void append_label_value(std::string& out, std::string_view text) {
-  for (const char c : text) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-}
 
 struct named_route {
   std::string label;  // route="GET /users/{id:int}"
@@ -93,9 +82,7 @@ void append_route_metrics(const std::vector<const worker_counters*>& workers, st
     }
   }
   auto it = std::back_inserter(out);
-  fmt::format_to(it,
-                 "# HELP stet_route_requests_total Requests a route answered, by status class.\n"
-                 "# TYPE stet_route_requests_total counter\n");
+  append_family(out, "stet_route_requests_total", "Requests a route answered, by status class.", "counter");
   for (const named_route& r : routes) {
     if (!r.seen) continue;
     for (std::size_t k = 0; k < r.by_class.size(); ++k) {
@@ -103,22 +90,11 @@ void append_route_metrics(const std::vector<const worker_counters*>& workers, st
         fmt::format_to(it, "stet_route_requests_total{{{},code=\"{}xx\"}} {}\n", r.label, k + 1, r.by_class[k]);
     }
   }
-  fmt::format_to(it,
-                 "# HELP stet_route_handler_seconds Time from routing to the handler's answer, per route.\n"
-                 "# TYPE stet_route_handler_seconds histogram\n");
+  append_family(out, "stet_route_handler_seconds", "Time from routing to the handler's answer, per route.",
+                "histogram");
   for (const named_route& r : routes) {
-    if (!r.seen) continue;
-    std::uint64_t cumulative = 0;
-    for (std::size_t b = 0; b < latency_histogram::bounds_us.size(); ++b) {
-      cumulative += r.handler.counts[b];
-      fmt::format_to(it, "stet_route_handler_seconds_bucket{{{},le=\"{}\"}} {}\n", r.label,
-                     latency_histogram::bounds_us[b] / 1e6, cumulative);
-    }
-    fmt::format_to(it, "stet_route_handler_seconds_bucket{{{},le=\"+Inf\"}} {}\n", r.label, r.handler.count);
-    fmt::format_to(it, "stet_route_handler_seconds_sum{{{}}} {}\n", r.label, r.handler.sum_seconds);
-    fmt::format_to(it, "stet_route_handler_seconds_count{{{}}} {}\n", r.label, r.handler.count);
+    if (r.seen) append_histogram(out, "stet_route_handler_seconds", r.label, r.handler);
   }
 }
 
-}  // namespace detail
-}  // namespace stet
+}  // namespace stet::detail

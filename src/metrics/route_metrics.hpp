@@ -4,6 +4,8 @@
 
 #include <stet/metrics.hpp>
 
+#include "metrics/worker_counters.hpp"
+
 #include <string>
 #include <vector>
 

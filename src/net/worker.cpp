@@ -51,13 +51,13 @@ worker::worker(connection_host& host, const router& routes, const server_options
   writer_.dates().count_refreshes_in(&counters_.date_refreshes);
   counters_.memo = &memo_;
   counters_.routes = &router_access::state(routes_);
-  if (options_.metrics) options_.metrics->attach(&counters_);
+  if (options_.metrics) metrics_access::attach(*options_.metrics, &counters_);
 }
 
 worker::~worker() {
   join();
   log_.flush();
-  if (options_.metrics) options_.metrics->detach(&counters_);
+  if (options_.metrics) metrics_access::detach(*options_.metrics, &counters_);
 }
 
 // A batch goes to the writer thread when it is full or, at the latest, a second

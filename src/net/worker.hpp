@@ -9,6 +9,7 @@
 #include "counters/memo_stats.hpp"
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
+#include "metrics/worker_counters.hpp"
 #include "net/asio.hpp"
 #include "net/deadline_list.hpp"
 #include "net/exchange.hpp"

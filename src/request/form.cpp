@@ -51,16 +51,6 @@ std::string_view decode_component(std::string_view raw, std::pmr::memory_resourc
 
 }  // namespace
 
-std::optional<std::string_view> form_data::get(std::string_view name) const noexcept {
-  const std::span<const form_field> run = get_all(name);
-  if (run.empty()) return std::nullopt;
-  return run.front().value;
-}
-
-std::span<const form_field> form_data::get_all(std::string_view name) const noexcept {
-  return detail::equal_run(sorted_, name, detail::compare_exact{});
-}
-
 std::size_t count_urlencoded_fields(std::string_view text) noexcept {
   std::size_t n = 0;
   for_each_segment(text, [&](std::string_view) { ++n; });

@@ -1,21 +1,12 @@
 #include <stet/headers.hpp>
 
+#include "counters/memo_stats.hpp"
 #include "request/arena.hpp"
 #include "request/field_index.hpp"
 #include "request/header_names.hpp"
 #include "counters/memo_stats.hpp"
 
 namespace stet {
-
-std::optional<std::string_view> header_map::get(std::string_view name) const noexcept {
-  const std::span<const header_field> run = get_all(name);
-  if (run.empty()) return std::nullopt;
-  return run.front().value;
-}
-
-std::span<const header_field> header_map::get_all(std::string_view name) const noexcept {
-  return detail::equal_run(sorted_, name, detail::compare_folded{});
-}
 
 header_map index_headers(std::span<const header_field> fields, std::pmr::memory_resource& arena) {
   ++detail::this_thread_memo_stats().header_builds;

@@ -2,6 +2,7 @@
 
 #include "request/request_access.hpp"
 #include "response/error_pages.hpp"
+#include "response/redirect.hpp"
 #include "route/epoch.hpp"
 #include "route/match.hpp"
 #include "route/params_access.hpp"
@@ -39,28 +40,15 @@ std::string_view allow_value(std::uint16_t mask, std::array<char, allow_capacity
   return {out.data(), n};
 }
 
-// The Location of a trailing-slash redirect, built in the request arena: the
-// raw path with its last '/' dropped (or one added), then the query string.
-response slash_redirect(const request& req, bool add_slash) {
+// A trailing-slash redirect: the raw path with its last '/' dropped (or one
+// added), the query kept.
+response slash_redirect(const request& req, bool append_slash) {
   const std::string_view path = req.raw_path();
-  const std::string_view query = req.query_string();
-  const std::size_t kept = add_slash ? path.size() : path.size() - 1;
-  const std::size_t size = kept + (add_slash ? 1 : 0) + (query.empty() ? 0 : query.size() + 1);
-  auto* out = static_cast<char*>(req.arena().allocate(size, 1));
-  std::size_t n = path.copy(out, kept);
-  if (add_slash) out[n++] = '/';
-  if (!query.empty()) {
-    out[n++] = '?';
-    n += query.copy(out + n, query.size());
-  }
-  const std::string_view location(out, n);
-  // "//host" would be read as another origin: never redirect there.
-  if (location.starts_with("//") || location.starts_with("/\\")) {
-    return detail::error_page(status::not_found, req);
-  }
   // 301 lets clients turn a POST into a GET; 308 keeps method and body.
   const bool safe = req.method() == method::get || req.method() == method::head;
-  return response::redirect(safe ? status::moved_permanently : status::permanent_redirect, location);
+  return detail::local_redirect(req, safe ? status::moved_permanently : status::permanent_redirect,
+                                append_slash ? path : path.substr(0, path.size() - 1),
+                                append_slash ? detail::add_slash::yes : detail::add_slash::no);
 }
 
 response automatic_answer(const match_outcome& o, const request& req) {

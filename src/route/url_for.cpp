@@ -1,5 +1,6 @@
 #include <stet/router.hpp>
 
+#include "http/percent.hpp"
 #include "route/epoch.hpp"
 #include "route/match.hpp"
 #include "route/state.hpp"
@@ -12,39 +13,6 @@
 namespace stet {
 namespace {
 
-// RFC 3986 pchar minus '%': what a path segment may carry unencoded.
-constexpr std::array<bool, 256> segment_safe = [] {
-  std::array<bool, 256> safe{};
-  for (int c = 'a'; c <= 'z'; ++c) safe[static_cast<std::size_t>(c)] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) safe[static_cast<std::size_t>(c)] = true;
-  for (int c = '0'; c <= '9'; ++c) safe[static_cast<std::size_t>(c)] = true;
-  for (const char c : std::string_view("-._~!$&'()*+,;=:@")) safe[static_cast<unsigned char>(c)] = true;
-  return safe;
-}();
-
-bool is_safe(char c, bool keep_slash) noexcept {
-  return segment_safe[static_cast<unsigned char>(c)] || (keep_slash && c == '/');
-}
-
-void append_encoded(std::string& out, std::string_view text, bool keep_slash) {
-  // Fast path: most segments ("users", "42", "hello-world") need no encoding.
-  if (std::all_of(text.begin(), text.end(), [keep_slash](char c) { return is_safe(c, keep_slash); })) {
-    out.append(text);
-    return;
-  }
-  constexpr std::string_view hex = "0123456789ABCDEF";
-  for (const char c : text) {
-    if (is_safe(c, keep_slash)) {
-      out += c;
-    } else {
-      const auto byte = static_cast<unsigned char>(c);
-      out += '%';
-      out += hex[byte >> 4];
-      out += hex[byte & 0xf];
-    }
-  }
-}
-
 // "." and ".." would be removed by clients normalising the path; escaped,
 // they reach the router and decode back to themselves.
 void append_parameter(std::string& out, std::string_view text, bool catch_all) {
@@ -52,7 +20,7 @@ void append_parameter(std::string& out, std::string_view text, bool catch_all) {
     for (std::size_t i = 0; i < text.size(); ++i) out += "%2E";
     return;
   }
-  append_encoded(out, text, catch_all);
+  detail::append_percent_encoded(out, text, catch_all ? detail::path_slashes::keep : detail::path_slashes::escape);
 }
 
 // The text of `arg` for a parameter of class `k`, written to `scratch` for
@@ -99,7 +67,7 @@ built_url build(const detail::route_def& def, std::initializer_list<url_arg> arg
   for (const detail::compiled_segment& seg : segments) {
     url += '/';
     if (seg.kind == segment_kind::literal) {
-      append_encoded(url, seg.text, false);
+      detail::append_percent_encoded(url, seg.text, detail::path_slashes::escape);
       continue;
     }
     const url_arg* arg = find_arg(args, seg.text);

@@ -36,6 +36,9 @@ struct cache_counters {
   std::atomic<std::uint64_t> partial{0};
 };
 
+/// Adds one to a counter that any worker may bump.
+inline void bump(std::atomic<std::uint64_t>& counter) noexcept { counter.fetch_add(1, std::memory_order_relaxed); }
+
 class file_cache {
  public:
   static constexpr std::size_t shard_count = 16;

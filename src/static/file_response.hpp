@@ -1,7 +1,7 @@
 #pragma once
 // From facts about a file and a conditional/range decision to a response. The
-// handler (static_files.cpp) finds the file; conditional.cpp decides; this
-// file only writes down the answer.
+// store (file_store.cpp) finds the file; conditional.cpp decides; this file
+// only writes down the answer the responder (static_files.cpp) sends.
 
 #include <stet/request.hpp>
 #include <stet/response.hpp>

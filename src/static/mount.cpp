@@ -1,5 +1,7 @@
 #include <stet/static_files.hpp>
 
+#include "response/redirect.hpp"
+
 #include <algorithm>
 
 namespace stet {
@@ -27,9 +29,8 @@ void mount(router& routes, std::string_view prefix, std::shared_ptr<static_files
   routes.get(base + "/{path*}",
              [files, segments](request& req) { return files->respond(req, raw_remainder(req.raw_path(), segments)); });
   if (base.empty()) return;
-  routes.get(base, [location = base + "/"](request& req) {
-    if (req.query_string().empty()) return response::redirect(status::moved_permanently, location);
-    return response::redirect(status::moved_permanently, location + "?" + std::string(req.query_string()));
+  routes.get(base, [base](request& req) {
+    return detail::local_redirect(req, status::moved_permanently, base, detail::add_slash::yes);
   });
 }
 

@@ -1,0 +1,63 @@
+#pragma once
+/// @file
+/// What routes are made of: the handler and middleware concepts that
+/// router::add(), before(), after() and use() accept, and per-route options.
+
+#include <stet/detail/route_handler.hpp>
+#include <stet/request.hpp>
+#include <stet/response.hpp>
+
+#include <concepts>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+namespace stet {
+
+/// Per-route settings.
+struct route_options {
+  std::string_view name;  ///< name for url_for(); empty for none; unique per router (copied)
+  /// False: this route's answers are never compressed (as response::no_compression()),
+  /// whatever server_options::compression says - for routes that reflect secrets (BREACH).
+  bool compress = true;
+};
+
+/// A handler: `response(request&)`, or `response(request&, A...)` where each
+/// `A` (std::int64_t, std::uint64_t or std::string_view, by value) receives one
+/// route parameter in pattern order. Asynchronous handlers take a responder
+/// after the request and return void: `void(request&, responder, A...)`; they
+/// answer with responder::send(), later and from any thread (see responder).
+/// Called concurrently from worker threads through a const reference, so it
+/// must be safe to call that way.
+template <class F>
+concept route_handler = detail::plain_handler<F> || detail::async_plain_handler<F> || detail::typed_handler<F>;
+
+/// How hooks are called: on a const object, from any worker thread.
+template <class F>
+using const_callable = const std::remove_cvref_t<F>&;
+
+/// A middleware `before` hook: returning a response short-circuits the chain.
+template <class F>
+concept before_hook = requires(const_callable<F> f, request& q) {
+  { f(q) } -> std::same_as<std::optional<response>>;
+};
+
+/// A middleware `after` hook: sees (and may edit) the response on its way out.
+template <class F>
+concept after_hook = std::invocable<const_callable<F>, request&, response&>;
+
+/// A middleware object's `before(request&) -> std::optional<response>` member.
+template <class M>
+concept has_before = requires(const std::remove_cvref_t<M>& m, request& q) {
+  { m.before(q) } -> std::same_as<std::optional<response>>;
+};
+/// A middleware object's `after(request&, response&)` member.
+template <class M>
+concept has_after = requires(const std::remove_cvref_t<M>& m, request& q, response& r) {
+  m.after(q, r);
+};
+/// A middleware object: `before`, `after` or both, callable on a const object.
+template <class M>
+concept middleware = has_before<M> || has_after<M>;
+
+}  // namespace stet
