@@ -80,6 +80,7 @@ constexpr std::array number_flags = {
     ms_flag<&so::header_timeout>("--header-timeout-ms", "first byte -> complete head (408)", 1, max_ms),
     ms_flag<&so::first_byte_timeout>("--first-byte-timeout-ms", "a new connection that sends nothing: closed", 1,
                                      max_ms),
+    ms_flag<&so::eviction_grace>("--eviction-grace-ms", "at --max-connections: only older ones make room", 0, max_ms),
     ms_flag<&so::idle_timeout>("--idle-timeout-ms", "keep-alive wait for the next request", 1, max_ms),
     ms_flag<&so::body_timeout>("--body-timeout-ms", "longest pause between body reads (408)", 1, max_ms),
     ms_flag<&so::write_timeout>("--write-timeout-ms", "longest wait for a write to progress", 1, max_ms),

@@ -87,6 +87,11 @@ struct server_options {
   /// A new connection that has sent nothing yet (not even a PROXY header):
   /// closed silently after this, well before header_timeout.
   std::chrono::milliseconds first_byte_timeout{5'000};
+  /// At max_connections only a connection that has waited at least this long
+  /// (for its first byte, the rest of its head, or its next request) may be
+  /// closed to make room: a younger one is likely a client whose request is
+  /// on its way. With none old enough, accepting pauses until one closes.
+  std::chrono::milliseconds eviction_grace{1'000};
   std::chrono::milliseconds idle_timeout{5'000};    ///< keep-alive wait for the next request; silent close
   std::chrono::milliseconds body_timeout{30'000};   ///< longest pause between body reads; 408
   std::chrono::milliseconds write_timeout{30'000};  ///< longest a response write may take; close

@@ -154,15 +154,17 @@ void worker::on_tick() {
 // already arrived (and will be read at once).
 bool worker::evict_one() noexcept {
   constexpr int scan = 16;
-  const auto first_evictable = [this](timeout_kind kind) -> deadline_hook* {
+  const auto since = [](const deadline_hook* h) { return h->deadline - h->owner->timeout(); };
+  const steady::time_point waited_since = steady::now() - options_.eviction_grace;
+  const auto first_evictable = [&](timeout_kind kind) -> deadline_hook* {
     deadline_list& list = lists_[static_cast<std::size_t>(kind)];
     int looked = 0;
     for (deadline_hook* h = list.front(); h != nullptr && looked < scan; h = list.after(*h), ++looked) {
+      if (since(h) > waited_since) return nullptr;  // this one and all after it are too young
       if (h->target->evictable()) return h;
     }
     return nullptr;
   };
-  const auto since = [](const deadline_hook* h) { return h->deadline - h->owner->timeout(); };
   deadline_hook* victim = first_evictable(timeout_kind::first_byte);
   if (deadline_hook* partial = first_evictable(timeout_kind::header)) {
     if (victim == nullptr || since(partial) < since(victim)) victim = partial;

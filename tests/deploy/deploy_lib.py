@@ -16,7 +16,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import traceback
 
 START_SECONDS = 15
 STOP_SECONDS = 15
@@ -95,10 +97,10 @@ class Process:
         if self.alive():
             os.kill(self.proc.pid, sig)
 
-    def stop(self, sig=signal.SIGTERM, seconds=STOP_SECONDS):
-        """Stops it and returns its exit code (None if it had to be killed)."""
+    def stop(self, sig=None, seconds=STOP_SECONDS):
+        """Stops it (SIGTERM unless `sig`) and returns its exit code (None if it had to be killed)."""
         if self.alive():
-            os.kill(self.proc.pid, sig)
+            os.kill(self.proc.pid, sig or signal.SIGTERM)
             try:
                 return self.proc.wait(seconds)
             except subprocess.TimeoutExpired:
@@ -172,6 +174,7 @@ def run(name, body):
         return 1
     except Exception as e:  # an unexpected error is a failure too, with its logs
         print(f"FAIL {name}: {type(e).__name__}: {e}", file=sys.stderr)
+        traceback.print_exc()
         scratch.dump_logs()
         return 1
     finally:
@@ -200,9 +203,38 @@ def substitute(text, mapping):
     return text
 
 
-def stet_args(doc_path, name, mapping):
-    """The stet-server flags of a documented command line, with `mapping` applied."""
-    line = substitute(doc_block(doc_path, name).strip().split("\n")[0], mapping)
+def stet_args(doc_path, name, mapping, line_index=0):
+    """The stet-server flags of a documented command line (the block's first, or
+    its `line_index`th), with `mapping` applied."""
+    line = substitute(doc_block(doc_path, name).strip().split("\n")[line_index], mapping)
     words = line.split()
     check(words[0].endswith("stet-server"), f"block {name!r} is not a stet-server command")
     return [w for w in words[1:] if w != "&"]
+
+
+class ClientLoop(threading.Thread):
+    """Requests /plaintext on a fresh connection, one after another, until
+    stopped; counts answers and failures (every way a request can fail: a
+    status, a short or wrong body, a reset, a timeout)."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.port, self.done, self.failures, self.stopping = port, 0, [], threading.Event()
+
+    def run(self):
+        while not self.stopping.is_set():
+            try:
+                status, headers, body = request(self.port, "/plaintext", timeout=10)
+                if status != 200 or body != b"Hello, World!" or headers.get("content-length") != "13":
+                    self.failures.append(f"{status} {body[:80]!r}")
+            except Exception as e:  # noqa: BLE001: every way a request can fail counts
+                self.failures.append(f"{type(e).__name__}: {e}")
+            self.done += 1
+
+    def finish(self, what):
+        """Stops the loop; a failure unless it made 20 requests and all were answered."""
+        self.stopping.set()
+        self.join(15)
+        print(f"{what}: {self.done} requests, {len(self.failures)} failed")
+        check(self.done >= 20, f"only {self.done} requests were made")
+        check(not self.failures, f"lost requests: {self.failures[:5]}")

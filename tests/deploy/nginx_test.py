@@ -15,7 +15,6 @@ TCP and one over a unix socket, with the configuration of docs/deploy.md:
 
 import json
 import sys
-import threading
 import time
 
 import deploy_lib as d
@@ -28,10 +27,9 @@ def main(scratch, stet, doc):
     nginx = d.require("nginx")
     port_a, port_untrusted, port_nginx = d.free_port(), d.free_port(), d.free_port()
     sock_b = scratch.file("b.sock")
-    names = {"127.0.0.1:8081": f"127.0.0.1:{port_a}", "/run/stet/b.sock": sock_b, '"$STET_SECRET"': SECRET,
-             "--drain-delay-ms 2000": f"--drain-delay-ms {DRAIN_DELAY_MS}"}
-    args_a = d.stet_args(doc, "stet-a", names)
-    args_b = d.stet_args(doc, "stet-b", names)
+    both = {'"$STET_SECRET"': SECRET, "--drain-delay-ms 2000": f"--drain-delay-ms {DRAIN_DELAY_MS}"}
+    args_a = d.stet_args(doc, "stet-a", {"127.0.0.1:8081": f"127.0.0.1:{port_a}", **both})
+    args_b = d.stet_args(doc, "stet-b", {"/run/stet/b.sock": sock_b, **both})
 
     def start_a():
         p = scratch.stet(stet, [*args_a, "--no-access-log"], "stet-a")
@@ -87,27 +85,8 @@ def check_shared_cookie(port):
     d.check(seen == {"actor": None}, f"a forged cookie on b: {seen}")
 
 
-class ClientLoop(threading.Thread):
-    """Requests /plaintext through nginx, one after another on fresh and kept
-    connections, until stopped; counts answers and failures."""
-
-    def __init__(self, port):
-        super().__init__(daemon=True)
-        self.port, self.done, self.failures, self.stopping = port, 0, [], threading.Event()
-
-    def run(self):
-        while not self.stopping.is_set():
-            try:
-                status, headers, body = d.request(self.port, "/plaintext", timeout=10)
-                if status != 200 or body != b"Hello, World!" or headers.get("content-length") != "13":
-                    self.failures.append(f"{status} {body[:80]!r}")
-            except Exception as e:  # noqa: BLE001: every way a request can fail counts
-                self.failures.append(f"{type(e).__name__}: {e}")
-            self.done += 1
-
-
 def rolling_restart(port, a, b, start_a, start_b):
-    loop = ClientLoop(port)
+    loop = d.ClientLoop(port)
     loop.start()
     time.sleep(0.5)
     for name, stopping, start in (("a", a, start_a), ("b", b, start_b)):
@@ -116,11 +95,7 @@ def rolling_restart(port, a, b, start_a, start_b):
         time.sleep(0.3)  # the other instance alone
         start()
         time.sleep(0.3)
-    loop.stopping.set()
-    loop.join(15)
-    print(f"rolling restart: {loop.done} requests through nginx, {len(loop.failures)} failed")
-    d.check(loop.done >= 20, f"only {loop.done} requests were made")
-    d.check(not loop.failures, f"lost requests: {loop.failures[:5]}")
+    loop.finish("rolling restart through nginx")
 
 
 if __name__ == "__main__":

@@ -79,6 +79,7 @@ TEST(Concurrency, ConnectionsBeyondTheMaximumWaitUntilOneCloses) {
   test_app app;
   stet::server_options options = test_options();
   options.max_connections = 2;
+  options.eviction_grace = std::chrono::minutes(1);  // no connection here is old enough to make room
   running_server server(app.routes(), options);
 
   auto first = std::make_unique<raw_client>(server.port());

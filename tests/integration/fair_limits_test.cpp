@@ -36,12 +36,16 @@ struct limited_server {
   std::shared_ptr<stet::metrics> metrics = std::make_shared<stet::metrics>();
   running_server server;
 
-  explicit limited_server(std::size_t max, std::size_t per_address = 0, std::vector<std::string> trusted = {})
-      : server(plain_routes(), options(max, per_address, std::move(trusted), metrics)) {}
+  /// `grace`: how long a connection waits before it may be evicted (none by
+  /// default here, so that a test need not wait for its silent ones to age).
+  explicit limited_server(std::size_t max, std::size_t per_address = 0, std::vector<std::string> trusted = {},
+                          std::chrono::milliseconds grace = {})
+      : server(plain_routes(), options(max, per_address, std::move(trusted), grace, metrics)) {}
   static stet::server_options options(std::size_t max, std::size_t per_address, std::vector<std::string> trusted,
-                                      std::shared_ptr<stet::metrics> m) {
+                                      std::chrono::milliseconds grace, std::shared_ptr<stet::metrics> m) {
     stet::server_options o = stet::test::test_options();
     o.max_connections = max;
+    o.eviction_grace = grace;
     o.max_connections_per_address = per_address;
     o.trusted_proxies = std::move(trusted);
     // Long enough that no timeout can be what made room.
@@ -95,10 +99,11 @@ TEST(FairLimits, APartialHeadIsClosedBeforeAnIdleKeepAlive) {
   EXPECT_TRUE(other_idle.request("GET", "/plaintext"));
 }
 
-// Busy connections (a request already in the kernel) are never closed to make
-// room: the newcomer waits in the backlog until one finishes, as before.
+// Connections younger than eviction_grace (here all: each is connected before
+// any sends, so the limit is reached before the requests arrive) are never
+// closed to make room: the newcomer waits in the backlog until one finishes.
 TEST(FairLimits, RequestsOnTheirWayAreNotEvicted) {
-  limited_server s(8);
+  limited_server s(8, 0, {}, 60s);
   auto clients = connect_many(s.port(), 24);
   for (std::size_t i = 0; i < clients.size(); ++i)
     ASSERT_TRUE(clients[i]->send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n"));
