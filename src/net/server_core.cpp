@@ -159,15 +159,24 @@ void server_core::resume_listeners() noexcept {
 // flight and paused.
 void server_core::make_room() noexcept {
   if (stopping_ || evicting_.exchange(true)) return;
-  evict_on(next_evicting_++ % workers_.size(), workers_.size());
+  evict_on(next_evicting_++ % workers_.size(), workers_.size(), false, steady::now());
 }
 
-void server_core::evict_on(std::size_t worker_index, std::size_t workers_left) noexcept {
+// Two rounds over the workers: one for connections that have not sent a
+// complete request, then one that takes idle keep-alives too, so a silent
+// connection on one worker goes before an idle one on another.
+void server_core::evict_on(std::size_t worker_index, std::size_t workers_left, bool idle_too,
+                           steady::time_point newcomer) noexcept {
   worker* w = workers_[worker_index].get();
-  asio::post(w->io(), [this, w, worker_index, workers_left] {
-    const bool evicted = !stopping_ && w->evict_one();
-    if (!evicted && !stopping_ && workers_left > 1) {
-      evict_on((worker_index + 1) % workers_.size(), workers_left - 1);
+  asio::post(w->io(), [this, w, worker_index, workers_left, idle_too, newcomer] {
+    const bool evicted = !stopping_ && w->evict_one(idle_too, newcomer);
+    if (!evicted && !stopping_ && (workers_left > 1 || !idle_too)) {
+      const std::size_t next = (worker_index + 1) % workers_.size();
+      if (workers_left > 1) {
+        evict_on(next, workers_left - 1, idle_too, newcomer);
+      } else {
+        evict_on(next, workers_.size(), true, newcomer);
+      }
       return;
     }
     // Nobody to spare: accepting stays paused until a connection closes.

@@ -46,7 +46,8 @@ class server_core final : public connection_host, public listener_host {
   start_error open_listeners();
   void stop_accepting() noexcept;
   void make_room() noexcept;
-  void evict_on(std::size_t worker_index, std::size_t workers_left) noexcept;
+  void evict_on(std::size_t worker_index, std::size_t workers_left, bool idle_too,
+                steady::time_point newcomer) noexcept;
   void resume_listeners() noexcept;
 
   router routes_;

@@ -6,6 +6,7 @@
 #include "request/proxy_trust.hpp"
 #include "route/router_access.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace stet::detail {
@@ -152,10 +153,10 @@ void worker::on_tick() {
 // Both lists are in arrival order, so the oldest evictable entry is near the
 // head: only a few are looked at, the ones skipped being requests that
 // already arrived (and will be read at once).
-bool worker::evict_one() noexcept {
+bool worker::evict_one(bool idle_too, steady::time_point newcomer) noexcept {
   constexpr int scan = 16;
   const auto since = [](const deadline_hook* h) { return h->deadline - h->owner->timeout(); };
-  const steady::time_point waited_since = steady::now() - options_.eviction_grace;
+  const steady::time_point waited_since = std::min(newcomer, steady::now() - options_.eviction_grace);
   const auto first_evictable = [&](timeout_kind kind) -> deadline_hook* {
     deadline_list& list = lists_[static_cast<std::size_t>(kind)];
     int looked = 0;
@@ -169,7 +170,7 @@ bool worker::evict_one() noexcept {
   if (deadline_hook* partial = first_evictable(timeout_kind::header)) {
     if (victim == nullptr || since(partial) < since(victim)) victim = partial;
   }
-  if (victim == nullptr) victim = first_evictable(timeout_kind::idle);
+  if (victim == nullptr && idle_too) victim = first_evictable(timeout_kind::idle);
   if (victim == nullptr) return false;
   victim->target->evict();
   return true;

@@ -101,8 +101,10 @@ class worker {
   }
   /// At max_connections: closes the connection that has waited longest
   /// without sending a complete request, else the oldest idle keep-alive
-  /// (deadline_target::evictable()). False when every one is busy.
-  bool evict_one() noexcept;
+  /// (deadline_target::evictable()); idle ones only when `idle_too`; only
+  /// one already waiting at `newcomer` (the time the new client arrived, so
+  /// that it never makes room for itself). False when none qualifies.
+  bool evict_one(bool idle_too = true, steady::time_point newcomer = steady::time_point::max()) noexcept;
 
  private:
   void schedule_tick(steady::time_point due);

@@ -92,7 +92,10 @@ TEST(FairLimits, APartialHeadIsClosedBeforeAnIdleKeepAlive) {
   EXPECT_TRUE(served(s.port()));
   EXPECT_TRUE(partial.wait_closed(2s));
   EXPECT_EQ(closed_for(*s.metrics, "evicted_partial"), 1);
-  // With only idle keep-alives left, the oldest of them makes room.
+  // At the limit again with only idle keep-alives, the oldest of them makes room.
+  raw_client third_idle(s.port());
+  ASSERT_TRUE(third_idle.request("GET", "/plaintext"));
+  ASSERT_TRUE(eventually([&] { return s.open() == 3; }));
   EXPECT_TRUE(served(s.port()));
   EXPECT_TRUE(idle.wait_closed(2s));
   EXPECT_EQ(closed_for(*s.metrics, "evicted_idle"), 1);
@@ -106,7 +109,7 @@ TEST(FairLimits, RequestsOnTheirWayAreNotEvicted) {
   limited_server s(8, 0, {}, 60s);
   auto clients = connect_many(s.port(), 24);
   for (std::size_t i = 0; i < clients.size(); ++i)
-    ASSERT_TRUE(clients[i]->send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n"));
+    ASSERT_TRUE(clients[i]->send("GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
   std::size_t answered = 0;
   for (auto& c : clients) {
     const auto r = c->read_response(false, 10s);
