@@ -15,6 +15,9 @@ packages=(
   # docs and browser tests: the API reference (scripts/docs.sh), headless
   # Chromium driven over the DevTools protocol (tests/browser/cdp.py)
   doxygen chromium python3-websockets
+  # deployment tests with real peers (tests/deploy/): a reverse proxy, a
+  # layer-4 balancer speaking PROXY v2, systemd-socket-activate
+  nginx haproxy systemd
 )
 if [ "${1:-}" = "--fuzz" ]; then
   # libFuzzer and the sanitizer runtimes come with clang's runtime package,

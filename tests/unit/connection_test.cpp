@@ -96,7 +96,11 @@ stet::router routes() {
 // One worker whose event loop the test turns by hand.
 class memory_server {
  public:
-  memory_server() : routes_(routes()), worker_(host_, routes_, options_, nullptr) {}
+  /// `eviction_grace`: how long a connection must wait before it may be evicted.
+  explicit memory_server(std::chrono::milliseconds eviction_grace = {})
+      : routes_(routes()), worker_(host_, routes_, options_, nullptr) {
+    options_.eviction_grace = eviction_grace;
+  }
   memory_server(const memory_server&) = delete;
   memory_server& operator=(const memory_server&) = delete;
   // Connections still parked on a read would otherwise keep themselves alive.
@@ -130,6 +134,10 @@ class memory_server {
     return stream->take_output();
   }
   stet::detail::worker& worker() noexcept { return worker_; }
+  /// Connections closed so far.
+  int closed() const noexcept { return host_.closed; }
+  /// Runs every handler that is ready now.
+  void settle() { worker_.io().poll(); }
 
  private:
   counting_host host_;
@@ -259,6 +267,79 @@ TEST(Connection, ManyIdleConnectionsShareOneExchange) {
   server.worker().io().poll();
   EXPECT_EQ(server.worker().exchanges().created(), 1u);
   EXPECT_EQ(server.worker().exchanges().spares(), 1u);
+}
+
+// ------------------------------------------------------------ eviction --
+// At max_connections the worker makes room by closing the connection that has
+// waited longest without a complete request, else the oldest idle keep-alive;
+// never one whose bytes are already there to read.
+
+TEST(ConnectionEviction, TheSilentConnectionThatWaitedLongestGoesFirst) {
+  memory_server server;
+  const auto first = server.connect();
+  const auto second = server.connect();
+  server.settle();
+  EXPECT_TRUE(server.worker().evict_one());
+  server.settle();
+  EXPECT_TRUE(first->closed());
+  EXPECT_FALSE(second->closed());
+  EXPECT_EQ(server.worker()
+                .counters()
+                .connections_closed[static_cast<std::size_t>(stet::detail::close_reason::evicted_silent)],
+            1u);
+}
+
+TEST(ConnectionEviction, APartialHeadOlderThanTheSilentOnesGoesBeforeThem) {
+  memory_server server;
+  const auto partial = server.connect();
+  partial->feed("GET /a HTTP/1.1\r\nHo");
+  server.settle();
+  const auto silent = server.connect();
+  server.settle();
+  EXPECT_TRUE(server.worker().evict_one());
+  server.settle();
+  EXPECT_TRUE(partial->closed());
+  EXPECT_FALSE(silent->closed());
+}
+
+TEST(ConnectionEviction, IdleKeepAlivesGoOnlyWhenNoneWaitsForARequest) {
+  memory_server server;
+  const auto idle = server.connect();
+  idle->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+  server.settle();
+  ASSERT_NE(idle->output().find("alpha"), std::string::npos);
+  const auto silent = server.connect();
+  server.settle();
+  EXPECT_TRUE(server.worker().evict_one());
+  server.settle();
+  EXPECT_TRUE(silent->closed());
+  EXPECT_FALSE(idle->closed());
+  EXPECT_TRUE(server.worker().evict_one());
+  server.settle();
+  EXPECT_TRUE(idle->closed());
+  EXPECT_FALSE(server.worker().evict_one());  // nobody left
+}
+
+TEST(ConnectionEviction, NoConnectionYoungerThanTheGraceIsEvicted) {
+  memory_server server(std::chrono::hours(1));
+  const auto silent = server.connect();
+  const auto idle = server.connect();
+  idle->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+  server.settle();
+  EXPECT_FALSE(server.worker().evict_one());
+  server.settle();
+  EXPECT_FALSE(silent->closed());
+  EXPECT_FALSE(idle->closed());
+}
+
+TEST(ConnectionEviction, AConnectionWithBytesWaitingIsNotEvicted) {
+  memory_server server;
+  const auto busy = server.connect();
+  server.settle();
+  busy->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");  // queued, not read yet
+  EXPECT_FALSE(server.worker().evict_one());
+  server.settle();
+  EXPECT_NE(busy->output().find("alpha"), std::string::npos);
 }
 
 }  // namespace
