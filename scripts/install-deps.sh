@@ -15,7 +15,10 @@ packages=(
   # docs and browser tests: the API reference (scripts/docs.sh), headless
   # Chromium driven over the DevTools protocol (tests/browser/cdp.py)
   doxygen chromium python3-websockets
-  # bench/e2e/upload.sh's cpp-httplib peer (bench/e2e/peers, header-only)
+  # deployment tests with real peers (tests/deploy/): a reverse proxy, a
+  # layer-4 balancer speaking PROXY v2, systemd-socket-activate
+  nginx haproxy systemd
+  # bench/e2e/upload.sh's cpp-httplib peer (bench/e2e/peers: httplib.h and libcpp-httplib.so)
   libcpp-httplib-dev
 )
 if [ "${1:-}" = "--fuzz" ]; then

@@ -33,5 +33,7 @@ struct parse_outcome {
 
 parse_outcome parse_command_line(const std::vector<std::string_view>& args);
 std::string usage();
+/// `host:port` (`[host]:port` for IPv6): the listener when no --listen is given.
+std::string default_listen_address(const stet::server_options& o);
 
 }  // namespace stet_server

@@ -57,8 +57,11 @@ class server {
   start_error start();
   /// start(), then wait(). @throws std::system_error when start() fails.
   void run();
-  /// Graceful stop: stop accepting, close idle connections, let in-flight requests
-  /// finish until drain_timeout, then close the rest. Thread-safe; returns at once.
+  /// Graceful stop, in stages: readiness turns false at once (ready(),
+  /// server_options::readiness) while accepting and serving go on for
+  /// drain_delay; then accepting stops, idle connections close, in-flight
+  /// requests finish (answered with `Connection: close`) until drain_timeout;
+  /// then the rest are closed. Thread-safe, returns at once; later calls do nothing.
   void stop() noexcept;
   /// Blocks until every worker has finished.
   void wait();
@@ -71,6 +74,14 @@ class server {
   std::uint16_t port(std::size_t index) const noexcept;
   /// Connections open right now, over all workers.
   std::size_t open_connections() const noexcept;
+  /// Whether the server is started and no stop has begun (what a readiness
+  /// probe reports; liveness stays true until the process exits).
+  bool ready() const noexcept;
+  /// Reopens the access log file by its path (after logrotate moved it away):
+  /// lines written from then on go to the new file. Thread-safe. Nothing to do
+  /// (no error) when the log is off or goes to standard output; on failure the
+  /// old file is kept and the error says why.
+  start_error reopen_access_log();
 
  private:
   std::unique_ptr<detail::server_core> core_;

@@ -16,6 +16,7 @@
 #include <stet/metrics.hpp>
 #include <stet/multipart.hpp>
 #include <stet/multipart_form.hpp>
+#include <stet/readiness.hpp>
 #include <stet/request.hpp>
 #include <stet/responder.hpp>
 #include <stet/response.hpp>

@@ -60,6 +60,17 @@ void metrics::add_collector(std::function<void(std::vector<metric_sample>&)> col
   collectors_.push_back(std::move(collect));
 }
 
+namespace detail {
+
+std::string_view to_string(close_reason r) noexcept {
+  static constexpr std::array<std::string_view, close_reason_count> names = {
+      "first_byte_timeout", "header_timeout",  "body_timeout", "idle_timeout", "write_timeout",
+      "evicted_silent",     "evicted_partial", "evicted_idle", "per_address",  "proxy_protocol"};
+  return names[static_cast<std::size_t>(r)];
+}
+
+}  // namespace detail
+
 // Per-worker values are summed here, on the reading thread; the workers never
 // synchronise with each other or with this reader beyond relaxed loads.
 std::string metrics::text() const {
@@ -67,6 +78,7 @@ std::string metrics::text() const {
   std::uint64_t accepted = 0;
   std::uint64_t open = 0;
   std::uint64_t date_refreshes = 0;
+  std::array<std::uint64_t, detail::close_reason_count> closed{};
   std::array<latency_histogram::snapshot, phase_count> phases{};
   std::vector<metric_sample> samples;
   std::string per_route;
@@ -77,6 +89,7 @@ std::string metrics::text() const {
       accepted += w->connections_accepted.load();
       open += w->connections_open.load();
       date_refreshes += w->date_refreshes.load();
+      for (std::size_t r = 0; r < closed.size(); ++r) closed[r] += w->connections_closed[r].load();
       for (std::size_t p = 0; p < phase_count; ++p) phases[p].add(w->phases[p].read());
     }
     detail::collect_library_caches(workers_, samples);
@@ -97,6 +110,12 @@ std::string metrics::text() const {
   fmt::format_to(it, "stet_connections_accepted_total {}\n", accepted);
   detail::append_family(out, "stet_connections_open", "Connections open now.", "gauge");
   fmt::format_to(it, "stet_connections_open {}\n", open);
+  detail::append_family(out, "stet_connections_closed_total", "Connections the server closed itself, by reason.",
+                        "counter");
+  for (std::size_t r = 0; r < closed.size(); ++r) {
+    fmt::format_to(it, "stet_connections_closed_total{{reason=\"{}\"}} {}\n",
+                   detail::to_string(static_cast<detail::close_reason>(r)), closed[r]);
+  }
 
   detail::append_family(out, "stet_phase_seconds", "Time spent per request phase.", "histogram");
   std::string labels;

@@ -8,11 +8,30 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <string_view>
 
 namespace stet::detail {
 
 struct memo_stats;
 struct router_state;
+
+/// Why stet closed a connection itself, rather than after an answer or when
+/// the client left: counted in `stet_connections_closed_total{reason}`.
+enum class close_reason : std::uint8_t {
+  first_byte_timeout,  ///< a new connection sent nothing for first_byte_timeout
+  header_timeout,      ///< a request head did not complete in header_timeout (408 if part of one came)
+  body_timeout,        ///< a body paused longer than body_timeout (408)
+  idle_timeout,        ///< a keep-alive connection sent no next request in idle_timeout
+  write_timeout,       ///< a response write made no progress in write_timeout
+  evicted_silent,      ///< at max_connections: made room, had sent nothing
+  evicted_partial,     ///< at max_connections: made room, had sent part of a request head
+  evicted_idle,        ///< at max_connections: made room, was an idle keep-alive
+  per_address,         ///< over max_connections_per_address for its client address
+  proxy_protocol,      ///< on a PROXY protocol listener: no valid header
+};
+inline constexpr std::size_t close_reason_count = 10;
+/// The `reason` label of a close_reason ("first_byte_timeout", ...).
+std::string_view to_string(close_reason r) noexcept;
 
 /// Answers and handler time of one route on one worker.
 struct route_counters {
@@ -51,6 +70,8 @@ struct worker_counters {
   std::atomic<std::uint64_t> connections_accepted{0};
   std::atomic<std::uint64_t> connections_open{0};
   std::atomic<std::uint64_t> date_refreshes{0};
+  /// Connections the worker closed itself, by close_reason.
+  std::array<std::atomic<std::uint64_t>, close_reason_count> connections_closed{};
   std::array<latency_histogram, phase_count> phases;
   route_counter_table per_route;
   /// Set by the worker before it attaches: its thread's memo and cache

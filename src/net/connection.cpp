@@ -21,6 +21,19 @@ namespace {
 constexpr std::size_t min_read_bytes = 2 * 1024;
 constexpr std::size_t stream_chunk_bytes = 64 * 1024;
 
+std::optional<close_reason> timeout_reason(timeout_kind kind) noexcept {
+  switch (kind) {
+    case timeout_kind::first_byte: return close_reason::first_byte_timeout;
+    case timeout_kind::header: return close_reason::header_timeout;
+    case timeout_kind::body: return close_reason::body_timeout;
+    case timeout_kind::idle: return close_reason::idle_timeout;
+    case timeout_kind::write: return close_reason::write_timeout;
+    case timeout_kind::linger:
+    case timeout_kind::handler: break;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 connection::connection(worker& owner, std::unique_ptr<transport> stream, const endpoint& peer)
@@ -31,7 +44,7 @@ connection::connection(worker& owner, std::unique_ptr<transport> stream, const e
 connection::~connection() { worker::disarm(deadline_); }
 
 void connection::start() {
-  owner_.arm(deadline_, timeout_kind::header, steady::now());
+  owner_.arm(deadline_, timeout_kind::first_byte, steady::now());
   read_more();
 }
 
@@ -102,6 +115,7 @@ void connection::on_timeout(timeout_kind kind) {
     abandon_answer();
     return;
   }
+  if (const std::optional<close_reason> why = timeout_reason(kind)) owner_.count_close(*why);
   const bool partial_request = in_message() || (x_ && x_->begin < x_->end);
   if ((kind == timeout_kind::header && partial_request) || kind == timeout_kind::body) {
     // A request was started and stalled: say so (408) before closing.
@@ -111,6 +125,20 @@ void connection::on_timeout(timeout_kind kind) {
     flush();
     return;
   }
+  close();
+}
+
+// Only the worker's eviction scan calls this, on connections waiting for
+// input: on the first-byte, header or idle list.
+bool connection::evictable() noexcept {
+  return phase_ == phase::reading && deadline_.owner != nullptr && stream_->available() == 0;
+}
+
+void connection::evict() noexcept {
+  const timeout_kind waiting = deadline_.owner->kind();
+  owner_.count_close(waiting == timeout_kind::first_byte ? close_reason::evicted_silent
+                     : waiting == timeout_kind::header   ? close_reason::evicted_partial
+                                                         : close_reason::evicted_idle);
   close();
 }
 
@@ -352,6 +380,7 @@ bool connection::prepare_request() {
   request& req = x.request;
   request_access::begin_request(req);
   request_access::set_remote(req, peer_);
+  request_access::set_origin(req, owner_.trust(), scheme());
   const char* base = x.buffer.get() + x.parser.message_start();
   const auto view = [base](span s) { return std::string_view(base + s.offset, s.length); };
 
@@ -363,7 +392,7 @@ bool connection::prepare_request() {
   request_access::set_method(req, x.parser.method(), x.parser.method_name());
   request_access::set_version(req, x.parser.version(), x.parser.keep_alive());
   if (!fill_target(req, x.parser.method(), view(x.parser.target()), x.arena)) return false;
-  if (req.host().empty()) request_access::set_host(req, req.header("host").value_or(""));
+  if (request_access::raw_host(req).empty()) request_access::set_host(req, req.header("host").value_or(""));
   return true;
 }
 
@@ -406,9 +435,13 @@ void connection::fail(stet::error e) {
 
 // `req` is null for a request that could not be parsed.
 void connection::log_exchange(const request* req, unsigned status, std::uint64_t bytes) {
-  if (peer_text_.empty()) peer_text_ = peer_.address_string();
   access_record r;
-  r.remote = peer_text_;
+  if (req != nullptr && request_access::trusts_proxies(*req)) {
+    r.remote = req->client_address_text();
+  } else {
+    if (peer_text_.empty()) peer_text_ = peer_.address_string();
+    r.remote = peer_text_;
+  }
   r.method = req != nullptr ? req->method_name() : "-";
   r.target = req != nullptr ? req->target() : "-";
   r.version = req != nullptr ? req->version() : 11;

@@ -23,7 +23,7 @@ namespace stet::detail {
 
 class worker;
 
-class connection : public std::enable_shared_from_this<connection> {
+class connection final : public std::enable_shared_from_this<connection>, public deadline_target {
  public:
   connection(worker& owner, std::unique_ptr<transport> stream, const endpoint& peer);
   connection(const connection&) = delete;
@@ -34,7 +34,16 @@ class connection : public std::enable_shared_from_this<connection> {
   /// Graceful stop: close now if idle, otherwise after the current response.
   void drain();
   void close() noexcept;
-  void on_timeout(timeout_kind kind);
+  void on_timeout(timeout_kind kind) override;
+  bool evictable() noexcept override;
+  void evict() noexcept override;
+  const endpoint& peer() const noexcept { return peer_; }
+  /// Counted against max_connections_per_address (released when it closes).
+  bool address_counted() const noexcept { return address_counted_; }
+  void set_address_counted() noexcept { address_counted_ = true; }
+  /// The connection's own scheme, before any proxy says otherwise.
+  /// (TLS, #14: `stream_->secure() ? "https" : "http"`.)
+  std::string_view scheme() const noexcept { return "http"; }
 
  private:
   enum class phase : std::uint8_t { reading, writing, awaiting, lingering, closed };
@@ -125,6 +134,7 @@ class connection : public std::enable_shared_from_this<connection> {
   bool body_paused_ = false;     // upload_'s sink paused: nothing read until it resumes
   bool settle_body_ = false;     // parse once more after a piece, even with nothing buffered
   bool answered_early_ = false;  // the message's answer went out before its body: its end dispatches nothing
+  bool address_counted_ = false;
 };
 
 }  // namespace stet::detail

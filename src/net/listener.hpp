@@ -25,18 +25,21 @@ using local = asio::local::stream_protocol;
 struct listen_address {
   std::optional<tcp::endpoint> ip;  ///< set for "HOST:PORT" and "[V6]:PORT"
   std::string unix_path;            ///< set for "unix:PATH"
+  int inherited_fd = -1;            ///< set for "fd:N": a listening socket this process was given
 };
 
-/// Reads "HOST:PORT", "[V6]:PORT" or "unix:PATH"; nullopt with `why` set when
-/// it is none of them.
+/// Reads "HOST:PORT", "[V6]:PORT", "unix:PATH" or "fd:N"; nullopt with `why`
+/// set when it is none of them.
 std::optional<listen_address> parse_listen_address(std::string_view text, std::string& why);
 
 /// What a listener needs from the server that owns it.
 class listener_host {
  public:
-  /// Whether a connection may be accepted now (not stopping, under max_connections).
+  /// Whether a connection may be accepted now (not stopping, under
+  /// max_connections, or at it with room to be made).
   virtual bool may_accept() noexcept = 0;
-  /// A connection was accepted and is on its way to a worker.
+  /// A connection was accepted and is on its way to a worker; past the limit
+  /// the host makes room for it.
   virtual void accepted() noexcept = 0;
   virtual bool stopping() const noexcept = 0;
 
@@ -54,6 +57,8 @@ class listener {
 
   /// Binds and listens; the error message names the address and the reason.
   std::error_code open(const listen_address& at, bool reuse_port, int backlog, std::string& why);
+  /// Takes over the listening socket `fd` (TCP or unix, as systemd passes it).
+  std::error_code adopt_inherited(int fd, std::string& why);
   /// The next accept (or, at the connection limit, a pause until resume()).
   void accept_next();
   /// After a connection closed: accepts again if paused (thread-safe).
