@@ -4,6 +4,7 @@
 
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
+#include <stet/websocket_message.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -71,6 +72,13 @@ class server {
   std::uint16_t port(std::size_t index) const noexcept;
   /// Connections open right now, over all workers.
   std::size_t open_connections() const noexcept;
+
+  /// Sends `message` to every WebSocket subscribed to `topic` (see
+  /// websocket::subscribe()), on every worker: the frame is built once and
+  /// shared, and delivered asynchronously (this returns at once). Whether any
+  /// worker had subscribers. Thread-safe; nothing happens before start().
+  /// @throws std::bad_alloc
+  bool publish(std::string_view topic, std::string_view message, message_kind kind = message_kind::text);
 
  private:
   std::unique_ptr<detail::server_core> core_;

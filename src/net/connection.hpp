@@ -21,6 +21,7 @@
 namespace stet::detail {
 
 class worker;
+struct websocket_upgrade;
 
 class connection : public std::enable_shared_from_this<connection> {
  public:
@@ -72,6 +73,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void on_written();
   void pump_stream();
   void after_write();
+  void hand_over();
   void linger();
   static void discarded(void* self, const boost::system::error_code& ec, std::size_t n);
 
@@ -92,6 +94,9 @@ class connection : public std::enable_shared_from_this<connection> {
   // The asynchronous answer awaited for the current request, if any. While it
   // is, nothing is read or parsed: the request's views must stay put.
   std::shared_ptr<pending_response> pending_;
+  // An accepted WebSocket upgrade: once the 101 (queued behind any earlier
+  // pipelined answers) is written, the transport goes to a session.
+  std::shared_ptr<websocket_upgrade> upgrade_;
 
   // Phase timing (only read when metrics, a tracer or Server-Timing want it).
   steady::time_point read_time_{};           // completion of the latest read

@@ -2,6 +2,7 @@
 
 #include "route/router_access.hpp"
 #include "route/state.hpp"
+#include "websocket/frame_writer.hpp"
 
 #include <fmt/format.h>
 
@@ -42,6 +43,7 @@ start_error server_core::start() {
   }
   for (unsigned i = 0; i < options_.threads; ++i) {
     workers_.push_back(std::make_unique<worker>(*this, routes_, options_, log_sink_.get()));
+    workers_.back()->set_websocket_hub(&hub_);
   }
   if (start_error failed = open_listeners()) {
     listeners_.clear();
@@ -116,6 +118,11 @@ void server_core::stop() noexcept {
   }
 }
 
+bool server_core::publish(std::string_view topic, std::string_view message, message_kind kind) {
+  const auto op = kind == message_kind::text ? ws::opcode::text : ws::opcode::binary;
+  return hub_.publish(topic, ws::make_shared_frame(op, message), nullptr);
+}
+
 void server_core::wait() {
   for (auto& w : workers_) w->join();
 }
@@ -141,5 +148,8 @@ void server::wait() { core_->wait(); }
 std::uint16_t server::port() const noexcept { return core_->port(); }
 std::uint16_t server::port(std::size_t index) const noexcept { return core_->port(index); }
 std::size_t server::open_connections() const noexcept { return core_->open_connections(); }
+bool server::publish(std::string_view topic, std::string_view message, message_kind kind) {
+  return core_->publish(topic, message, kind);
+}
 
 }  // namespace stet

@@ -8,6 +8,7 @@
 
 #include "log/access_log_sink.hpp"
 #include "net/listener.hpp"
+#include "net/websocket_hub.hpp"
 #include "net/worker.hpp"
 
 #include <atomic>
@@ -28,6 +29,8 @@ class server_core final : public connection_host, public listener_host {
   std::uint16_t port() const noexcept;
   std::uint16_t port(std::size_t index) const noexcept;
   std::size_t open_connections() const noexcept { return open_.load(); }
+  /// server::publish().
+  bool publish(std::string_view topic, std::string_view message, message_kind kind);
 
   void connection_closed() noexcept override;
   bool may_accept() noexcept override { return open_.load() < options_.max_connections; }
@@ -40,6 +43,7 @@ class server_core final : public connection_host, public listener_host {
   router routes_;
   server_options options_;
   std::unique_ptr<access_log_sink> log_sink_;  // outlives the workers that feed it
+  websocket_hub hub_;                          // outlives the workers' WebSocket states, which join it
   std::vector<std::unique_ptr<worker>> workers_;
   // Per listen_options entry, its listeners: one, or one per worker with SO_REUSEPORT.
   std::vector<std::vector<std::unique_ptr<listener>>> listeners_;

@@ -1,7 +1,8 @@
 #include "net/worker.hpp"
 
-#include "net/connection.hpp"
 #include "log/sigpipe.hpp"
+#include "net/connection.hpp"
+#include "net/websocket_worker.hpp"
 #include "route/router_access.hpp"
 
 #include <vector>
@@ -135,11 +136,13 @@ void worker::drain() {
   keep_running_.reset();
   const std::vector<connection*> open(connections_.begin(), connections_.end());
   for (connection* c : open) c->drain();
+  if (websockets_) websockets_->drain();  // close handshakes with 1001
   drain_deadline_.expires_after(options_.drain_timeout);
   drain_deadline_.async_wait([this](boost::system::error_code ec) {
     if (ec == asio::error::operation_aborted) return;
     const std::vector<connection*> left(connections_.begin(), connections_.end());
     for (connection* c : left) c->close();
+    if (websockets_) websockets_->terminate_all();
   });
   finish_drain_if_idle();
 }
@@ -151,13 +154,29 @@ void worker::closed(connection& c) noexcept {
   finish_drain_if_idle();
 }
 
+websocket_worker& worker::websockets() {
+  if (!websockets_) websockets_ = std::make_unique<websocket_worker>(*this, websocket_hub_);
+  return *websockets_;
+}
+
+void worker::handed_over(connection& c) noexcept {
+  connections_.erase(&c);
+  counters_.connections_open.store(connections_.size(), std::memory_order_relaxed);
+}
+
+void worker::websocket_closed() noexcept {
+  host_.connection_closed();
+  finish_drain_if_idle();
+}
+
 void worker::finish_drain_if_idle() {
-  if (!draining_ || !connections_.empty()) return;
+  if (!draining_ || !connections_.empty() || (websockets_ && !websockets_->empty())) return;
   // Nothing left to serve: let io_context::run() return.
   tick_.cancel();
   tick_due_ = steady::time_point::max();
   drain_deadline_.cancel();
   log_flush_.cancel();
+  if (websockets_) websockets_->stop_timer();  // the ended sessions' close and idle deadlines
   log_.flush();
 }
 

@@ -6,6 +6,7 @@
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
 
+#include "counters/memo_stats.hpp"
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
 #include "metrics/worker_counters.hpp"
@@ -13,7 +14,6 @@
 #include "net/deadline_list.hpp"
 #include "net/exchange.hpp"
 #include "net/transport.hpp"
-#include "counters/memo_stats.hpp"
 
 #include <array>
 #include <memory>
@@ -25,6 +25,8 @@
 namespace stet::detail {
 
 class connection;
+class websocket_hub;
+class websocket_worker;
 
 /// Who a worker tells when one of its connections closes (the server counts
 /// connections across workers); a test harness may stand in for the server.
@@ -77,6 +79,15 @@ class worker {
   /// A connection closed: forget it.
   void closed(connection& c) noexcept;
 
+  /// The WebSocket sessions' state (made on first use; see websocket_worker.hpp).
+  websocket_worker& websockets();
+  /// The hub publishes go through across workers (set by the server before start; none in tests).
+  void set_websocket_hub(websocket_hub* hub) noexcept { websocket_hub_ = hub; }
+  /// `c` handed its transport to a WebSocket session: forget it, still counted open.
+  void handed_over(connection& c) noexcept;
+  /// A WebSocket session ended: its connection is closed now.
+  void websocket_closed() noexcept;
+
  private:
   void schedule_tick(steady::time_point due);
   void on_tick();
@@ -107,6 +118,8 @@ class worker {
   std::unique_ptr<char[]> discard_;
 
   std::unordered_set<connection*> connections_;
+  websocket_hub* websocket_hub_ = nullptr;
+  std::unique_ptr<websocket_worker> websockets_;  // last: its sessions refer to the rest
 };
 
 }  // namespace stet::detail
