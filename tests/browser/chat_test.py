@@ -61,6 +61,7 @@ async def scenario(url, screenshot):
         results = {"alice": await alice.evaluate(MESSAGES), "bob": await bob.evaluate(MESSAGES),
                    "room": await alice.evaluate("document.getElementById('room').textContent")}
         if screenshot:
+            await alice.send("Page.bringToFront")  # a background tab is never painted
             await alice.screenshot(screenshot)
         return results
 
