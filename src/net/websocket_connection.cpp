@@ -205,9 +205,21 @@ void websocket_connection::end_now() noexcept {
   const std::shared_ptr<websocket_connection> self = shared_from_this();
   deadline_list::unlink(deadline_);
   stream_->close();
+  release_transport();
   release_block();
   on_transport_end();
   owner_.ended(*this);
+}
+
+// A websocket_handle may keep this object alive past its worker's event loop,
+// and a socket must not outlive the loop it was made on. So the transport
+// goes now, destroyed by the loop once the completions its close queued have
+// run (as connection::close() does; not here: this may run inside one).
+void websocket_connection::release_transport() noexcept {
+  try {
+    asio::post(owner_.io(), [stream = std::move(stream_)] {});
+  } catch (...) {  // no memory for the task: the transport goes at once
+  }
 }
 
 void websocket_connection::arm_timer(clock::duration d) noexcept { owner_.arm(deadline_, d); }

@@ -63,6 +63,7 @@ class websocket_connection final : public ws::session, public std::enable_shared
   void release_block() noexcept;
   static void writable(void* self, const boost::system::error_code& ec, std::size_t);
   void finish_tcp();
+  void release_transport() noexcept;
 
   websocket_worker& owner_;
   std::unique_ptr<transport> stream_;
