@@ -8,6 +8,7 @@
 #include "cli.hpp"
 #include "report.hpp"
 #include "uploads.hpp"
+#include "websocket_routes.hpp"
 
 #include <fmt/format.h>
 #include <openssl/rand.h>
@@ -257,6 +258,7 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
   routes.get("/stream", csv_stream);
   stet_server::add_report_routes(routes);
   stet_server::add_upload_routes(routes, {upload_dir, o.max_upload_bytes});
+  stet_server::add_websocket_routes(routes);
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   // A non-integer id does not match the route: 404. Written straight into the

@@ -4,6 +4,7 @@
 
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
+#include <stet/websocket_message.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -82,6 +83,13 @@ class server {
   /// (no error) when the log is off or goes to standard output; on failure the
   /// old file is kept and the error says why.
   start_error reopen_access_log();
+
+  /// Sends `message` to every WebSocket subscribed to `topic` (see
+  /// websocket::subscribe()), on every worker: the frame is built once and
+  /// shared, and delivered asynchronously (this returns at once). Whether any
+  /// worker had subscribers. Thread-safe; nothing happens before start().
+  /// @throws std::bad_alloc
+  bool publish(std::string_view topic, std::string_view message, message_kind kind = message_kind::text);
 
  private:
   std::unique_ptr<detail::server_core> core_;

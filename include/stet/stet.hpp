@@ -31,3 +31,4 @@
 #include <stet/test_request.hpp>
 #include <stet/upload_file.hpp>
 #include <stet/versions.hpp>
+#include <stet/websocket.hpp>

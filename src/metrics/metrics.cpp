@@ -4,6 +4,7 @@
 #include "metrics/cache_metrics.hpp"
 #include "metrics/exposition.hpp"
 #include "metrics/route_metrics.hpp"
+#include "metrics/websocket_metrics.hpp"
 #include "metrics/worker_counters.hpp"
 
 #include <fmt/format.h>
@@ -82,6 +83,7 @@ std::string metrics::text() const {
   std::array<latency_histogram::snapshot, phase_count> phases{};
   std::vector<metric_sample> samples;
   std::string per_route;
+  std::string websockets;
   {
     std::lock_guard lock(mutex_);
     for (const detail::worker_counters* w : workers_) {
@@ -94,6 +96,7 @@ std::string metrics::text() const {
     }
     detail::collect_library_caches(workers_, samples);
     detail::append_route_metrics(workers_, per_route);
+    detail::append_websocket_metrics(workers_, websockets);
     for (const auto& collect : collectors_) collect(samples);
   }
 
@@ -127,6 +130,7 @@ std::string metrics::text() const {
   }
 
   out += per_route;
+  out += websockets;
 
   // The Date header cache: a hit is a response that reused the formatted string.
   detail::add_sample(samples, detail::cache_hits, R"(cache="date")",

@@ -64,6 +64,27 @@ class route_counter_table {
   std::array<std::atomic<route_counters*>, max_routes / chunk_size> chunks_{};
 };
 
+/// One worker's WebSocket counters; written by the worker only (see single_writer_add()).
+struct websocket_counters {
+  /// closes[] slots: codes 1000-1015 one each, then 3000-4999 together, then any other.
+  static constexpr std::size_t code_slots = 18;
+  std::atomic<std::uint64_t> opened{0};        ///< sessions started (upgrades accepted)
+  std::atomic<std::uint64_t> open{0};          ///< sessions open now
+  std::atomic<std::uint64_t> messages_in{0};   ///< whole messages received
+  std::atomic<std::uint64_t> messages_out{0};  ///< messages queued (sent and published), control frames excluded
+  std::atomic<std::uint64_t> bytes_in{0};      ///< bytes read after the 101, frame heads included
+  std::atomic<std::uint64_t> bytes_out{0};     ///< bytes written after the 101
+  std::atomic<std::uint64_t> dropped{0};       ///< messages not queued: the queue was over max_backpressure
+  std::atomic<std::uint64_t> published{0};     ///< publish() calls made on this worker
+  std::array<std::atomic<std::uint64_t>, code_slots> closes{};  ///< on_close reports, by code
+
+  /// The closes[] slot of `code`.
+  static constexpr std::size_t slot_of(std::uint16_t code) noexcept {
+    if (code >= 1000 && code <= 1015) return code - 1000u;
+    return code >= 3000 && code <= 4999 ? 16 : 17;
+  }
+};
+
 /// What every worker counts. Owned by one worker thread, read by the exposition.
 struct worker_counters {
   std::array<std::atomic<std::uint64_t>, 600> requests_by_status{};
@@ -74,6 +95,7 @@ struct worker_counters {
   std::array<std::atomic<std::uint64_t>, close_reason_count> connections_closed{};
   std::array<latency_histogram, phase_count> phases;
   route_counter_table per_route;
+  websocket_counters websockets;
   /// Set by the worker before it attaches: its thread's memo and cache
   /// counters, and the router state it dispatches on (both outlive the
   /// attachment). metrics::text() reads them with relaxed loads.

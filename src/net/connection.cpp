@@ -3,6 +3,7 @@
 #include "http/response_writer.hpp"
 #include "http/token.hpp"
 #include "metrics/phase_record.hpp"
+#include "net/websocket_connection.hpp"
 #include "net/worker.hpp"
 #include "request/request_access.hpp"
 #include "request/request_target.hpp"
@@ -10,6 +11,7 @@
 #include "response/response_access.hpp"
 #include "route/params_access.hpp"
 #include "route/router_access.hpp"
+#include "websocket/upgrade.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -213,7 +215,7 @@ void connection::process() {
   // After a body piece the parser runs once more even with nothing buffered:
   // the piece may have been the body's last bytes.
   while ((x.begin < x.end || std::exchange(settle_body_, false)) && !x.stream.is_stream() && !pending_ &&
-         !body_paused_ && x.output.pending() < owner_.options().max_pipeline_output_bytes) {
+         !body_paused_ && !upgrade_ && x.output.pending() < owner_.options().max_pipeline_output_bytes) {
     if (!x.parser.in_message()) message_start_time_ = read_time_;
     const auto [what, consumed] = x.parser.execute(x.buffer.get(), x.begin, x.end, x.body);
     x.begin += consumed;
@@ -232,7 +234,7 @@ void connection::process() {
       continue;
     }
     on_message_complete();
-    if (close_after_write_ || x.stream.is_stream() || pending_) break;
+    if (close_after_write_ || x.stream.is_stream() || pending_ || upgrade_) break;
   }
   if (!x.output.empty()) {
     flush();
@@ -330,7 +332,12 @@ void connection::answer(response&& r, request& req) {
     const bool sends_body = req.method() != stet::method::head && !status_forbids_body(r.status());
     log_exchange(&req, to_int(r.status()), sends_body ? r.content_length() : 0);
   }
-  queue_response(std::move(r), req.method() == stet::method::head, close);
+  if (response_access::upgrades(r) && r.status() == status::switching_protocols) {
+    upgrade_ = response_access::take_upgrade(r);
+    ws::append_switching_head(x_->output.text(), *upgrade_, r.header_block());
+  } else {
+    queue_response(std::move(r), req.method() == stet::method::head, close);
+  }
   release_request();
 }
 
@@ -561,12 +568,30 @@ void connection::pump_stream() {
 }
 
 void connection::after_write() {
+  if (upgrade_) {
+    hand_over();
+    return;
+  }
   if (close_after_write_) {
     linger();
     return;
   }
   phase_ = phase::reading;
   process();  // requests pipelined behind the ones just answered
+}
+
+// The 101 is out: the transport, and the bytes already read past the
+// upgrade request's head, go to a WebSocket session on this worker; this
+// connection is done (its worker counts it open until the session ends).
+void connection::hand_over() {
+  const std::shared_ptr<connection> self = shared_from_this();
+  const std::shared_ptr<websocket_upgrade> up = std::move(upgrade_);
+  phase_ = phase::closed;
+  worker::disarm(deadline_);
+  owner_.handed_over(*this);
+  const std::string_view rest(x_->buffer.get() + x_->begin, x_->end - x_->begin);
+  start_websocket(owner_, std::move(stream_), peer_, *up, rest);
+  give_back_exchange();
 }
 
 // Closing with unread input makes the kernel send RST, which can destroy the

@@ -22,6 +22,7 @@
 namespace stet::detail {
 
 class worker;
+struct websocket_upgrade;
 
 class connection final : public std::enable_shared_from_this<connection>, public deadline_target {
  public:
@@ -92,6 +93,7 @@ class connection final : public std::enable_shared_from_this<connection>, public
   void on_written();
   void pump_stream();
   void after_write();
+  void hand_over();
   void linger();
   static void discarded(void* self, const boost::system::error_code& ec, std::size_t n);
 
@@ -117,6 +119,9 @@ class connection final : public std::enable_shared_from_this<connection>, public
   std::shared_ptr<pending_response> upload_;
   steady::time_point rate_window_start_{};  // minimum body rate: the window being measured
   std::uint64_t rate_window_bytes_ = 0;
+  // An accepted WebSocket upgrade: once the 101 (queued behind any earlier
+  // pipelined answers) is written, the transport goes to a session.
+  std::shared_ptr<websocket_upgrade> upgrade_;
 
   // Phase timing (only read when metrics, a tracer or Server-Timing want it).
   steady::time_point read_time_{};           // completion of the latest read

@@ -3,6 +3,7 @@
 #include "net/socket_activation.hpp"
 #include "route/router_access.hpp"
 #include "route/state.hpp"
+#include "websocket/frame_writer.hpp"
 
 #include <stet/readiness.hpp>
 
@@ -49,6 +50,7 @@ start_error server_core::start() {
   }
   for (unsigned i = 0; i < options_.threads; ++i) {
     workers_.push_back(std::make_unique<worker>(*this, routes_, options_, log_sink_.get()));
+    workers_.back()->set_websocket_hub(&hub_);
   }
   if (start_error failed = open_listeners()) {
     listeners_.clear();
@@ -230,6 +232,11 @@ start_error server_core::reopen_access_log() {
   return {};
 }
 
+bool server_core::publish(std::string_view topic, std::string_view message, message_kind kind) {
+  const auto op = kind == message_kind::text ? ws::opcode::text : ws::opcode::binary;
+  return hub_.publish(topic, ws::make_shared_frame(op, message), nullptr);
+}
+
 void server_core::wait() {
   for (auto& w : workers_) w->join();
 }
@@ -257,5 +264,8 @@ std::uint16_t server::port(std::size_t index) const noexcept { return core_->por
 std::size_t server::open_connections() const noexcept { return core_->open_connections(); }
 bool server::ready() const noexcept { return core_->ready(); }
 start_error server::reopen_access_log() { return core_->reopen_access_log(); }
+bool server::publish(std::string_view topic, std::string_view message, message_kind kind) {
+  return core_->publish(topic, message, kind);
+}
 
 }  // namespace stet

@@ -9,6 +9,7 @@
 #include "log/access_log_sink.hpp"
 #include "net/address_counts.hpp"
 #include "net/listener.hpp"
+#include "net/websocket_hub.hpp"
 #include "net/worker.hpp"
 #include "request/proxy_trust.hpp"
 
@@ -32,6 +33,8 @@ class server_core final : public connection_host, public listener_host {
   std::size_t open_connections() const noexcept { return open_.load(); }
   bool ready() const noexcept { return ready_.load(std::memory_order_acquire); }
   start_error reopen_access_log();
+  /// server::publish().
+  bool publish(std::string_view topic, std::string_view message, message_kind kind);
 
   void connection_closed() noexcept override;
   const proxy_trust& trusted_proxies() const noexcept override { return trust_; }
@@ -54,6 +57,7 @@ class server_core final : public connection_host, public listener_host {
   server_options options_;
   proxy_trust trust_;                          // compiled from options_.trusted_proxies at start
   std::unique_ptr<access_log_sink> log_sink_;  // outlives the workers that feed it
+  websocket_hub hub_;                          // outlives the workers' WebSocket states, which join it
   std::vector<std::unique_ptr<worker>> workers_;
   // Per listen_options entry, its listeners: one, or one per worker with SO_REUSEPORT.
   std::vector<std::vector<std::unique_ptr<listener>>> listeners_;

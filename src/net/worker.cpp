@@ -3,6 +3,7 @@
 #include "log/sigpipe.hpp"
 #include "net/connection.hpp"
 #include "net/proxy_intake.hpp"
+#include "net/websocket_worker.hpp"
 #include "request/proxy_trust.hpp"
 #include "route/router_access.hpp"
 
@@ -184,11 +185,13 @@ void worker::drain() {
   for (proxy_intake_base* i : intakes) i->close();
   const std::vector<connection*> open(connections_.begin(), connections_.end());
   for (connection* c : open) c->drain();
+  if (websockets_) websockets_->drain();  // close handshakes with 1001
   drain_deadline_.expires_after(options_.drain_timeout);
   drain_deadline_.async_wait([this](boost::system::error_code ec) {
     if (ec == asio::error::operation_aborted) return;
     const std::vector<connection*> left(connections_.begin(), connections_.end());
     for (connection* c : left) c->close();
+    if (websockets_) websockets_->terminate_all();
   });
   finish_drain_if_idle();
 }
@@ -211,13 +214,29 @@ void worker::intake_finished(proxy_intake_base& intake, bool adopted) noexcept {
   }
 }
 
+websocket_worker& worker::websockets() {
+  if (!websockets_) websockets_ = std::make_unique<websocket_worker>(*this, websocket_hub_);
+  return *websockets_;
+}
+
+void worker::handed_over(connection& c) noexcept {
+  connections_.erase(&c);
+  counters_.connections_open.store(connections_.size(), std::memory_order_relaxed);
+}
+
+void worker::websocket_closed() noexcept {
+  host_.connection_closed();
+  finish_drain_if_idle();
+}
+
 void worker::finish_drain_if_idle() {
-  if (!draining_ || !connections_.empty() || !intakes_.empty()) return;
+  if (!draining_ || !connections_.empty() || !intakes_.empty() || (websockets_ && !websockets_->empty())) return;
   // Nothing left to serve: let io_context::run() return.
   tick_.cancel();
   tick_due_ = steady::time_point::max();
   drain_deadline_.cancel();
   log_flush_.cancel();
+  if (websockets_) websockets_->stop_timer();  // the ended sessions' close and idle deadlines
   log_.flush();
 }
 

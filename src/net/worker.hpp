@@ -27,6 +27,8 @@ namespace stet::detail {
 class connection;
 class proxy_intake_base;
 class proxy_trust;
+class websocket_hub;
+class websocket_worker;
 
 /// Who a worker tells when one of its connections closes (the server counts
 /// connections across workers); a test harness may stand in for the server.
@@ -106,6 +108,15 @@ class worker {
   /// that it never makes room for itself). False when none qualifies.
   bool evict_one(bool idle_too = true, steady::time_point newcomer = steady::time_point::max()) noexcept;
 
+  /// The WebSocket sessions' state (made on first use; see websocket_worker.hpp).
+  websocket_worker& websockets();
+  /// The hub publishes go through across workers (set by the server before start; none in tests).
+  void set_websocket_hub(websocket_hub* hub) noexcept { websocket_hub_ = hub; }
+  /// `c` handed its transport to a WebSocket session: forget it, still counted open.
+  void handed_over(connection& c) noexcept;
+  /// A WebSocket session ended: its connection is closed now.
+  void websocket_closed() noexcept;
+
  private:
   void schedule_tick(steady::time_point due);
   void on_tick();
@@ -138,6 +149,8 @@ class worker {
 
   std::unordered_set<connection*> connections_;
   std::unordered_set<proxy_intake_base*> intakes_;
+  websocket_hub* websocket_hub_ = nullptr;
+  std::unique_ptr<websocket_worker> websockets_;  // last: its sessions refer to the rest
 };
 
 }  // namespace stet::detail
