@@ -219,6 +219,23 @@ stet::router make_routes(const stet_server::options& o, const std::shared_ptr<st
   return routes;
 }
 
+// --tls-cert: the plain listener (--host, --port) and an HTTPS one beside it
+// (--tls-port), serving the same routes.
+void add_tls_listener(const stet_server::options& o, stet::server_options& options) {
+  if (o.tls_cert.empty()) return;
+  auto tls = std::make_shared<stet::tls_options>();
+  tls->certificates.push_back({o.tls_cert, o.tls_key, {}, {}});
+  tls->ticket_key_file = o.tls_ticket_key;
+  const auto address = [&](std::uint16_t port) {
+    return options.host.find(':') != std::string::npos ? fmt::format("[{}]:{}", options.host, port)
+                                                       : fmt::format("{}:{}", options.host, port);
+  };
+  options.listeners.push_back({address(options.port)});
+  stet::listen_options secure{address(o.tls_port)};
+  secure.tls = std::move(tls);
+  options.listeners.push_back(std::move(secure));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -230,12 +247,14 @@ int main(int argc, char** argv) {
   }
   const stet_server::options& o = *cli.parsed;
 
-  // SIGINT/SIGTERM are taken by sigwait() below, so the worker threads (which
-  // inherit this mask) are never interrupted by them.
+  // SIGINT/SIGTERM (stop) and SIGHUP (reload the TLS files) are taken by
+  // sigwait() below, so the worker threads (which inherit this mask) are never
+  // interrupted by them.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   stet::server_options options = o.server;
@@ -248,6 +267,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "stet-server: %.*s: %.*s\n", static_cast<int>(e.where.size()), e.where.data(),
                  static_cast<int>(e.detail.size()), e.detail.data());
   };
+
+  add_tls_listener(o, options);
 
   std::shared_ptr<stet::static_files> files;
   try {
@@ -269,9 +290,17 @@ int main(int argc, char** argv) {
   }
 
   std::fprintf(stderr, "stet-server: listening on http://%s:%u/\n", options.host.c_str(), server.port());
+  if (!o.tls_cert.empty()) {
+    std::fprintf(stderr, "stet-server: listening on https://%s:%u/\n", options.host.c_str(), server.port(1));
+  }
 
   int received = 0;
-  sigwait(&stop_signals, &received);
+  while (sigwait(&stop_signals, &received) == 0 && received == SIGHUP) {
+    // A reload that fails keeps the certificates being served.
+    const stet::start_error reloaded = server.reload_tls();
+    std::fprintf(stderr, "stet-server: SIGHUP: %s\n",
+                 reloaded ? reloaded.message().c_str() : "TLS certificate and key files reloaded");
+  }
   std::fprintf(stderr, "stet-server: %s received, draining\n", received == SIGINT ? "SIGINT" : "SIGTERM");
   server.stop();
   server.wait();

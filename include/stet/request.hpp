@@ -22,6 +22,7 @@ struct request_access;
 }
 
 class signer;
+struct tls_info;
 
 /// A parsed request. Every view points into the connection's buffers and stays
 /// valid until the handler returns; copy what must live longer.
@@ -53,6 +54,14 @@ class request {
   /// The connection's peer: the socket's remote address (for a unix-domain
   /// socket, endpoint::family::unix_socket; none for an in-memory request).
   const endpoint& remote_endpoint() const noexcept { return remote_ != nullptr ? *remote_ : no_endpoint_; }
+  /// Whether the request arrived over TLS on this server's own socket (a
+  /// listen_options::tls listener). It says nothing of a proxy in front:
+  /// forwarded headers are not consulted.
+  bool is_secure() const noexcept { return tls_ != nullptr; }
+  /// What the connection's TLS session negotiated (protocol, cipher, SNI name,
+  /// verified client certificate subject, resumption; <stet/tls.hpp>); null
+  /// over plain HTTP. Valid as long as the request.
+  const tls_info* tls() const noexcept { return tls_; }
 
   /// The first field named `name` (ASCII case-insensitive); nullopt when absent.
   std::optional<std::string_view> header(std::string_view name) const noexcept;
@@ -122,6 +131,7 @@ class request {
   std::span<const header_field> fields_;
   std::pmr::memory_resource* arena_ = std::pmr::new_delete_resource();
   const endpoint* remote_ = nullptr;
+  const tls_info* tls_ = nullptr;
   static constexpr endpoint no_endpoint_{};
   route_params params_;
 

@@ -10,6 +10,7 @@
 #include <stet/error.hpp>
 #include <stet/form.hpp>
 #include <stet/headers.hpp>
+#include <stet/https.hpp>
 #include <stet/json_body.hpp>
 #include <stet/method.hpp>
 #include <stet/metrics.hpp>
@@ -26,6 +27,7 @@
 #include <stet/signer.hpp>
 #include <stet/static_files.hpp>
 #include <stet/status.hpp>
+#include <stet/tls.hpp>
 #include <stet/test_request.hpp>
 #include <stet/upload_file.hpp>
 #include <stet/versions.hpp>

@@ -5,6 +5,7 @@
 
 #include <stet/method.hpp>
 #include <stet/request.hpp>
+#include <stet/tls.hpp>
 
 #include <array>
 #include <cstddef>
@@ -33,6 +34,9 @@ class test_request {
   test_request& header(std::string_view name, std::string_view value);
   /// Sets the body.
   test_request& body(std::string_view bytes);
+  /// Marks the request as received over TLS that negotiated `info` (copied;
+  /// its views must outlive this object): request::is_secure() is then true.
+  test_request& tls(const tls_info& info);
 
   /// Frees what the router and handlers put in the request's arena, as the
   /// connection does after each response; views into it become invalid and the
@@ -52,6 +56,7 @@ class test_request {
   std::string body_;
   std::deque<std::string> strings_;  // header names and values; a deque keeps their addresses
   std::vector<header_field> fields_;
+  tls_info tls_;
   stet::request request_;
 };
 

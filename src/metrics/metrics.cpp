@@ -60,6 +60,11 @@ void metrics::add_collector(std::function<void(std::vector<metric_sample>&)> col
   collectors_.push_back(std::move(collect));
 }
 
+void metrics::add_text_collector(std::function<void(std::string&)> append) {
+  std::lock_guard lock(mutex_);
+  text_collectors_.push_back(std::move(append));
+}
+
 // Per-worker values are summed here, on the reading thread; the workers never
 // synchronise with each other or with this reader beyond relaxed loads.
 std::string metrics::text() const {
@@ -70,6 +75,7 @@ std::string metrics::text() const {
   std::array<latency_histogram::snapshot, phase_count> phases{};
   std::vector<metric_sample> samples;
   std::string per_route;
+  std::string appended;
   {
     std::lock_guard lock(mutex_);
     for (const detail::worker_counters* w : workers_) {
@@ -82,6 +88,7 @@ std::string metrics::text() const {
     detail::collect_library_caches(workers_, samples);
     detail::append_route_metrics(workers_, per_route);
     for (const auto& collect : collectors_) collect(samples);
+    for (const auto& append : text_collectors_) append(appended);
   }
 
   std::string out;
@@ -125,6 +132,7 @@ std::string metrics::text() const {
       fmt::format_to(it, "{}{{{}}} {}\n", s.name, s.labels, s.value);
     }
   }
+  out += appended;
   return out;
 }
 

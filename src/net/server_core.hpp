@@ -9,9 +9,11 @@
 #include "log/access_log_sink.hpp"
 #include "net/listener.hpp"
 #include "net/worker.hpp"
+#include "tls/tls_service.hpp"
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace stet::detail {
@@ -28,6 +30,8 @@ class server_core final : public connection_host, public listener_host {
   std::uint16_t port() const noexcept;
   std::uint16_t port(std::size_t index) const noexcept;
   std::size_t open_connections() const noexcept { return open_.load(); }
+  /// Re-reads every TLS listener's files (server_tls.cpp); all or nothing.
+  start_error reload_tls();
 
   void connection_closed() noexcept override;
   bool may_accept() noexcept override { return open_.load() < options_.max_connections; }
@@ -36,6 +40,8 @@ class server_core final : public connection_host, public listener_host {
 
  private:
   start_error open_listeners();
+  /// Builds the TLS contexts of every TLS listener (server_tls.cpp).
+  start_error open_tls();
 
   router routes_;
   server_options options_;
@@ -44,6 +50,9 @@ class server_core final : public connection_host, public listener_host {
   // Per listen_options entry, its listeners: one, or one per worker with SO_REUSEPORT.
   std::vector<std::vector<std::unique_ptr<listener>>> listeners_;
   std::vector<std::uint16_t> ports_;  // per listen_options entry, as bound (0: unix)
+  std::vector<std::shared_ptr<tls_service>> tls_;  // per listen_options entry; null for plain HTTP
+  std::shared_ptr<tls_stats> tls_stats_;
+  std::mutex reload_mutex_;  // one reload at a time
   std::atomic<std::size_t> open_{0};
   std::atomic<bool> stopping_{false};
   bool started_ = false;

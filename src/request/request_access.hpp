@@ -37,6 +37,8 @@ struct request_access {
   static void set_arena(request& r, std::pmr::memory_resource& arena) noexcept { r.arena_ = &arena; }
   /// `peer` must outlive the request (the connection holds it).
   static void set_remote(request& r, const endpoint& peer) noexcept { r.remote_ = &peer; }
+  /// `tls` (null over plain HTTP) must outlive the request (the transport holds it).
+  static void set_tls(request& r, const tls_info* tls) noexcept { r.tls_ = tls; }
   // Route parameters: written by the router's dispatch only.
   static route_params& params(request& r) noexcept { return r.params_; }
 };
