@@ -389,17 +389,21 @@ std::size_t tls_transport::available() noexcept {
   return inside + input_.size() + inner_->available();
 }
 
-void tls_transport::shutdown_send() noexcept {
-  if (!shut_ && !closed_) {
-    try {
-      engine_.set_output(&output_.sink());
-      engine_.close_notify();
-      boost::system::error_code ignored;
-      flush(ignored);
-    } catch (const std::bad_alloc&) {
-    }
-  }
+// Sent once, as far as the socket takes it now: nothing waits for it.
+void tls_transport::send_close_notify() noexcept {
+  if (shut_ || closed_) return;
   shut_ = true;
+  try {
+    engine_.set_output(&output_.sink());
+    engine_.close_notify();
+    boost::system::error_code ignored;
+    flush(ignored);
+  } catch (const std::bad_alloc&) {
+  }
+}
+
+void tls_transport::shutdown_send() noexcept {
+  send_close_notify();
   output_.release();  // a close_notify the socket would not take is not waited for
   inner_->shutdown_send();
 }
@@ -411,16 +415,7 @@ void tls_transport::cancel() noexcept {
 
 void tls_transport::close() noexcept {
   if (closed_) return;
-  if (!shut_) {
-    try {
-      engine_.set_output(&output_.sink());
-      engine_.close_notify();
-      boost::system::error_code ignored;
-      flush(ignored);
-    } catch (const std::bad_alloc&) {
-    }
-    shut_ = true;
-  }
+  send_close_notify();
   closed_ = true;
   if (!engine_.handshake_done()) handshake_failed(handshake_failure::aborted);
   if (handshake_timer_) handshake_timer_->cancel();

@@ -67,6 +67,7 @@ class tls_transport final : public transport {
   flushed flush(boost::system::error_code& ec) noexcept;
   bool encrypt(std::span<const iovec> pieces, std::size_t& accepted) noexcept;
   bool ready_to_write(boost::system::error_code& ec) noexcept;
+  void send_close_notify() noexcept;
 
   std::unique_ptr<transport> inner_;
   tls_engine engine_;

@@ -20,22 +20,9 @@ import sys
 import tempfile
 import time
 
+from smoke import Failure, check, free_port  # beside this file
+
 START_SECONDS = 15
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, what):
-    if not condition:
-        raise Failure(what)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def make_cert(script, directory, name):

@@ -150,10 +150,8 @@ TEST_F(TlsSessions, Tls13TicketResumes) {
   o.metrics = m;
   running_server s(routes(m), o);
   EXPECT_TRUE(resumes(s.get().port(1), s.get().port(1), {}));
-  stet::test::raw_client plain(s.get().port(0));
-  const auto r = plain.request("GET", "/-/metrics");
-  ASSERT_TRUE(r);
-  const stet::test::prometheus_parse p = stet::test::check_prometheus_text(r->body);
+  const stet::test::prometheus_parse p =
+      stet::test::check_prometheus_text(stet::test::plain_get(s.get().port(0), "/-/metrics"));
   EXPECT_EQ(p.value(R"(stet_tls_handshakes_total{kind="resumed"})"), 1);
   EXPECT_GE(p.value(R"(stet_tls_tickets_total{event="resumed"})"), 1);
 }
@@ -174,10 +172,8 @@ TEST_F(TlsSessions, Tls12SessionIdResumesFromTheCacheAndIsCounted) {
   o.max_version = TLS1_2_VERSION;
   o.tickets = false;
   EXPECT_TRUE(resumes(s.get().port(1), s.get().port(1), o));
-  stet::test::raw_client plain(s.get().port(0));
-  const auto r = plain.request("GET", "/-/metrics");
-  ASSERT_TRUE(r);
-  const stet::test::prometheus_parse p = stet::test::check_prometheus_text(r->body);
+  const stet::test::prometheus_parse p =
+      stet::test::check_prometheus_text(stet::test::plain_get(s.get().port(0), "/-/metrics"));
   EXPECT_EQ(p.value(R"(stet_cache_hits_total{cache="tls_sessions"})"), 1);
   EXPECT_EQ(p.value(R"(stet_cache_entries{cache="tls_sessions"})"), 1);
 }
