@@ -11,8 +11,11 @@
 #include "support/tls_certs.hpp"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 
+#include <array>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -74,6 +77,58 @@ TEST(TlsTicketKeys, BadFilesAreNamedWithTheReason) {
   EXPECT_NE(error.message().find("empty.key: holds 0 bytes"), std::string::npos) << error.message();
   EXPECT_FALSE(stet::detail::ticket_keys::from_file(dir.dir() + "/absent.key", error));
   EXPECT_NE(error.message().find("absent.key: No such file"), std::string::npos) << error.message();
+}
+
+// One call of the ticket callback's body: seal (name filled in) or open `name`.
+int seal_or_open(stet::detail::ticket_keys& keys, std::array<unsigned char, 16>& name, bool seal,
+                 stet::detail::tls_stats& stats) {
+  std::array<unsigned char, 16> iv{};
+  EVP_CIPHER_CTX* cipher = EVP_CIPHER_CTX_new();
+  EVP_MAC* hmac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  EVP_MAC_CTX* mac = EVP_MAC_CTX_new(hmac);
+  const int r = keys.seal_or_open(name.data(), iv.data(), cipher, mac, seal, stats);
+  EVP_MAC_CTX_free(mac);
+  EVP_MAC_free(hmac);
+  EVP_CIPHER_CTX_free(cipher);
+  return r;
+}
+
+TEST(TlsTicketKeys, RotationKeepsThePreviousKeyForOnePeriod) {
+  stet::detail::tls_stats stats;
+  const auto keys = stet::detail::ticket_keys::generated(std::chrono::seconds(1));
+  std::array<unsigned char, 16> first{};
+  ASSERT_EQ(seal_or_open(*keys, first, true, stats), 1);
+  EXPECT_EQ(seal_or_open(*keys, first, false, stats), 1);  // the current key: resumed as is
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  std::array<unsigned char, 16> second{};
+  ASSERT_EQ(seal_or_open(*keys, second, true, stats), 1);
+  EXPECT_NE(first, second);                                // a new key seals
+  EXPECT_EQ(seal_or_open(*keys, first, false, stats), 2);  // the previous one still opens: renew
+  EXPECT_EQ(keys->size(), 2u);
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  std::array<unsigned char, 16> third{};
+  ASSERT_EQ(seal_or_open(*keys, third, true, stats), 1);
+  EXPECT_EQ(seal_or_open(*keys, first, false, stats), 0);  // two periods old: a full handshake
+  EXPECT_EQ(seal_or_open(*keys, second, false, stats), 2);
+  EXPECT_EQ(stats.tickets(stet::detail::ticket_event::unknown), 1u);
+  EXPECT_EQ(stats.tickets(stet::detail::ticket_event::renewed), 2u);
+}
+
+TEST(TlsTicketKeys, KeysFromAFileAreNeverRotated) {
+  stet::test::tls_fixture dir;
+  stet::start_error error;
+  const auto keys = stet::detail::ticket_keys::from_file(dir.ticket_keys("two.key", 3, 2), error);
+  ASSERT_TRUE(keys) << error.message();
+  stet::detail::tls_stats stats;
+  std::array<unsigned char, 16> name{};
+  ASSERT_EQ(seal_or_open(*keys, name, true, stats), 1);
+  std::array<unsigned char, 16> expected{};
+  expected.fill(3);  // the first key of the file seals
+  EXPECT_EQ(name, expected);
+  expected.fill(4);
+  EXPECT_EQ(seal_or_open(*keys, expected, false, stats), 2);  // the second opens, and asks for renewal
 }
 
 TEST(TlsStats, MetricsTextNamesEveryFailureReason) {
