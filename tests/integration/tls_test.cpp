@@ -14,8 +14,13 @@
 
 #include <sys/socket.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -266,6 +271,34 @@ TEST_F(Tls, MetricsCountHandshakesByProtocolAndCipher) {
   EXPECT_NE(text.find("stet_cache_hits_total{cache=\"tls_sessions\"}"), std::string::npos);
   const stet::test::prometheus_parse parsed = stet::test::check_prometheus_text(text);
   EXPECT_TRUE(parsed.errors.empty()) << parsed.errors.front();
+}
+
+TEST_F(Tls, AccessLogNamesProtocolAndCipherWhenAskedTo) {
+  const std::filesystem::path log =
+      std::filesystem::temp_directory_path() / ("stet-tls-access-" + std::to_string(::getpid()) + ".log");
+  stet::server_options o = stet::test::tls_server_options(stet::test::tls_settings(site));
+  o.access_log.enabled = true;
+  o.access_log.path = log.string();
+  o.access_log.tls_fields = true;
+  std::string cipher;
+  {
+    running_server s(routes(), o);
+    tls_client c(s.get().port(1), verified());
+    ASSERT_TRUE(c.handshake()) << c.error();
+    ASSERT_TRUE(c.request("GET", "/hello"));
+    cipher = c.cipher();
+    raw_client plain(s.get().port(0));
+    ASSERT_TRUE(plain.request("GET", "/hello"));
+  }  // stopping the server flushes the log
+  std::ifstream in(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::filesystem::remove(log);
+  ASSERT_EQ(lines.size(), 2u);
+  std::sort(lines.begin(), lines.end(),
+            [](const std::string& a, const std::string& b) { return a.ends_with(" - -") < b.ends_with(" - -"); });
+  EXPECT_TRUE(lines[0].ends_with(" TLSv1.3 " + cipher)) << lines[0];
+  EXPECT_TRUE(lines[1].ends_with(" - -")) << lines[1];
 }
 
 }  // namespace
