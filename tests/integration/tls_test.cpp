@@ -238,7 +238,9 @@ TEST_F(Tls, GarbageClientHelloIsClosed) {
 
 TEST_F(Tls, HandshakeThatStopsHalfWayIsClosedAtTheTimeout) {
   auto m = std::make_shared<stet::metrics>();
-  stet::server_options o = stet::test::tls_server_options(stet::test::tls_settings(site));
+  stet::tls_options t = stet::test::tls_settings(site);
+  t.handshake_timeout = std::chrono::milliseconds(1000);
+  stet::server_options o = stet::test::tls_server_options(t);
   o.metrics = m;
   running_server s(routes(m), o);
   raw_client silent(s.get().port(1));
