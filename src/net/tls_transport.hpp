@@ -12,7 +12,8 @@
 // buffers), 68 KiB against an idle budget of 8 KiB; its synchronous
 // write_some on a non-blocking socket drops the records it encrypted when the
 // socket says would_block; and its reads bypass socket_read (the speculative
-// recv it saves) and the lazily-asked buffer. Measured in docs/tls.md.
+// recv it saves) and the lazily-asked buffer (docs/tls.md; not benchmarked
+// against asio::ssl::stream).
 
 #include "net/asio.hpp"
 #include "net/transport.hpp"
