@@ -120,6 +120,7 @@ std::string usage() {
       "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
       "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
       "                   [--tls-cert FILE --tls-key FILE [--tls-port 8443] [--tls-ticket-key FILE]]\n"
+      "                   [--upload-dir DIR] [--max-upload-bytes N]\n"
       "                   [--help] [--version]\n"
       "limits and timeouts (defaults are the library's):\n";
   const stet::server_options defaults;
@@ -149,7 +150,7 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     const bool takes_value = limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" ||
                              flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
                              flag == "--secret" || flag == "--access-log" || flag == "--cors-origin" ||
-                             is_tls_flag(flag);
+                             is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -182,6 +183,15 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       o.secret = value;
     } else if (is_tls_flag(flag)) {
       if (std::string why = set_tls_flag(o, flag, value); !why.empty()) return error(why);
+    } else if (flag == "--upload-dir") {
+      if (value.empty()) return error("--upload-dir needs a directory");
+      o.upload_dir = value;
+    } else if (flag == "--max-upload-bytes") {
+      const auto n = parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 50);
+      if (!n)
+        return error(
+            fmt::format("--max-upload-bytes: '{}' is not a number from 0 to {}", value, std::uint64_t{1} << 50));
+      o.max_upload_bytes = *n;
     } else if (flag == "--cors-origin") {
       if (const std::string_view why = stet::cors_origin_error(value); !why.empty()) {
         return error(fmt::format("--cors-origin '{}': {}", value, why));
