@@ -12,6 +12,8 @@ packages=(
   zlib1g-dev libbrotli-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk curl python3
+  # TLS tests and benchmarks: the openssl CLI (s_client, s_time, scripts/self-signed-cert.sh), nginx to compare
+  openssl nginx
   # docs and browser tests: the API reference (scripts/docs.sh), headless
   # Chromium driven over the DevTools protocol (tests/browser/cdp.py)
   doxygen chromium python3-websockets

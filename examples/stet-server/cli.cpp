@@ -101,6 +101,24 @@ const number_flag* find_number_flag(std::string_view flag) {
   return nullptr;
 }
 
+bool is_tls_flag(std::string_view flag) {
+  return flag == "--tls-cert" || flag == "--tls-key" || flag == "--tls-port" || flag == "--tls-ticket-key";
+}
+
+// The --tls-* flags; the error in words, empty when `value` was taken.
+std::string set_tls_flag(options& o, std::string_view flag, std::string_view value) {
+  if (flag == "--tls-port") {
+    const auto port = parse_number<unsigned>(value, 0, 65535);
+    if (!port) return fmt::format("--tls-port: '{}' is not a port number (0-65535)", value);
+    o.tls_port = static_cast<std::uint16_t>(*port);
+    return {};
+  }
+  std::string* file = flag == "--tls-cert" ? &o.tls_cert : flag == "--tls-key" ? &o.tls_key : &o.tls_ticket_key;
+  if (value.empty()) return fmt::format("{} needs a file", flag);
+  *file = value;
+  return {};
+}
+
 }  // namespace
 
 std::string usage() {
@@ -108,6 +126,7 @@ std::string usage() {
       "usage: stet-server [--host 127.0.0.1] [--port 8080] [--threads N] [--reuse-port] [--static DIR]\n"
       "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
       "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
+      "                   [--tls-cert FILE --tls-key FILE [--tls-port 8443] [--tls-ticket-key FILE]]\n"
       "                   [--upload-dir DIR] [--max-upload-bytes N]\n"
       "                   [--listen ADDR]... [--trusted-proxy CIDR]... [--proxy-protocol]\n"
       "                   [--help] [--version]\n"
@@ -150,8 +169,8 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     const bool takes_value = limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" ||
                              flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
                              flag == "--secret" || flag == "--access-log" || flag == "--cors-origin" ||
-                             flag == "--upload-dir" || flag == "--max-upload-bytes" || flag == "--listen" ||
-                             flag == "--trusted-proxy";
+                             is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes" ||
+                             flag == "--listen" || flag == "--trusted-proxy";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -182,6 +201,8 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     } else if (flag == "--secret") {
       if (value.empty()) return error("--secret must not be empty");
       o.secret = value;
+    } else if (is_tls_flag(flag)) {
+      if (std::string why = set_tls_flag(o, flag, value); !why.empty()) return error(why);
     } else if (flag == "--upload-dir") {
       if (value.empty()) return error("--upload-dir needs a directory");
       o.upload_dir = value;
@@ -213,6 +234,8 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     if (o.server.listeners.empty()) o.server.listeners.push_back({default_listen_address(o.server)});
     for (stet::listen_options& l : o.server.listeners) l.proxy_protocol = true;
   }
+  if (o.tls_cert.empty() != o.tls_key.empty()) return error("--tls-cert and --tls-key go together");
+  if (!o.tls_ticket_key.empty() && o.tls_cert.empty()) return error("--tls-ticket-key needs --tls-cert and --tls-key");
   return {o, {}, 0};
 }
 

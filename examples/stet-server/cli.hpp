@@ -21,6 +21,10 @@ struct options {
   bool access_log = true;
   std::string access_log_file;            // empty: standard output
   std::vector<std::string> cors_origins;  // --cors-origin, repeatable; empty: no CORS
+  std::string tls_cert;                   // --tls-cert: with --tls-key, an HTTPS listener beside the plain one
+  std::string tls_key;
+  std::uint16_t tls_port = 8443;  // --tls-port
+  std::string tls_ticket_key;     // --tls-ticket-key: shared session-ticket keys (80-byte keys)
   std::string upload_dir;                 // empty: a private directory made at start
   std::uint64_t max_upload_bytes = std::uint64_t{8} << 30;
 };

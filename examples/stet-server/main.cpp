@@ -207,9 +207,13 @@ stet::response client_json(stet::request& req) {
   });
 }
 
-// SIGHUP's TLS half: reload the certificate and key once TLS (#14) has
-// landed; until then there is nothing to reload.
-void reload_tls_certificates(stet::server& /*server*/) {}
+// SIGHUP's TLS half: re-read the certificate and key files. A reload that
+// fails keeps the certificates being served.
+void reload_tls_certificates(stet::server& server) {
+  const stet::start_error reloaded = server.reload_tls();
+  std::fprintf(stderr, "stet-server: SIGHUP: %s\n",
+               reloaded ? reloaded.message().c_str() : "TLS certificate and key files reloaded");
+}
 
 // Signals are taken here, on a thread of their own, while main() waits for the
 // server: TERM/INT begin the staged stop, HUP and USR1 reopen the access log
@@ -269,6 +273,23 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
   return routes;
 }
 
+// --tls-cert: the plain listeners (--listen, or --host and --port) and an
+// HTTPS one beside them (--tls-port), serving the same routes.
+void add_tls_listener(const stet_server::options& o, stet::server_options& options) {
+  if (o.tls_cert.empty()) return;
+  auto tls = std::make_shared<stet::tls_options>();
+  tls->certificates.push_back({o.tls_cert, o.tls_key, {}, {}});
+  tls->ticket_key_file = o.tls_ticket_key;
+  const auto address = [&](std::uint16_t port) {
+    return options.host.find(':') != std::string::npos ? fmt::format("[{}]:{}", options.host, port)
+                                                       : fmt::format("{}:{}", options.host, port);
+  };
+  if (options.listeners.empty()) options.listeners.push_back({address(options.port)});  // else --listen's
+  stet::listen_options secure{address(o.tls_port)};
+  secure.tls = std::move(tls);
+  options.listeners.push_back(std::move(secure));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -298,6 +319,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "stet-server: %.*s: %.*s\n", static_cast<int>(e.where.size()), e.where.data(),
                  static_cast<int>(e.detail.size()), e.detail.data());
   };
+
+  add_tls_listener(o, options);
 
   std::shared_ptr<stet::static_files> files;
   try {

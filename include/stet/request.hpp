@@ -23,6 +23,7 @@ struct request_access;
 }
 
 class signer;
+struct tls_info;
 
 /// A parsed request. Every view points into the connection's buffers and stays
 /// valid until the handler returns; copy what must live longer.
@@ -57,6 +58,14 @@ class request {
   /// socket, endpoint::family::unix_socket; none for an in-memory request).
   /// On a listener with PROXY protocol, the source address its header carried.
   const endpoint& remote_endpoint() const noexcept { return remote_ != nullptr ? *remote_ : no_endpoint_; }
+  /// Whether the request arrived over TLS on this server's own socket (a
+  /// listen_options::tls listener). It says nothing of a proxy in front:
+  /// forwarded headers are not consulted.
+  bool is_secure() const noexcept { return tls_ != nullptr; }
+  /// What the connection's TLS session negotiated (protocol, cipher, SNI name,
+  /// verified client certificate subject, resumption; <stet/tls.hpp>); null
+  /// over plain HTTP. Valid as long as the request.
+  const tls_info* tls() const noexcept { return tls_; }
 
   // The client behind trusted proxies (server_options::trusted_proxies). When
   // the peer is not one (always, with the default empty list), these are the
@@ -146,6 +155,7 @@ class request {
   std::span<const header_field> fields_;
   std::pmr::memory_resource* arena_ = std::pmr::new_delete_resource();
   const endpoint* remote_ = nullptr;
+  const tls_info* tls_ = nullptr;
   static constexpr endpoint no_endpoint_{};
   const detail::proxy_trust* trust_ = nullptr;  // null: nobody is trusted (shared, immutable)
   std::string_view scheme_ = "http";            // the connection's

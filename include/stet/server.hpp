@@ -91,6 +91,15 @@ class server {
   /// @throws std::bad_alloc
   bool publish(std::string_view topic, std::string_view message, message_kind kind = message_kind::text);
 
+  /// Re-reads the certificate, key, client CA and ticket key files of every
+  /// TLS listener (listen_options::tls) and builds new contexts from them. New
+  /// handshakes use the new contexts; connections already open keep theirs.
+  /// All or nothing: when any file cannot be used (missing, unparsable, a key
+  /// that does not match its certificate, an expired certificate) nothing is
+  /// replaced and the error names the file and the reason. Thread-safe (e.g.
+  /// from a SIGHUP handler thread); an error before start().
+  start_error reload_tls();
+
  private:
   std::unique_ptr<detail::server_core> core_;
 };

@@ -20,6 +20,7 @@ namespace stet {
 class metrics;
 class readiness;
 class tracer;
+struct tls_options;
 
 /// Something that went wrong outside any request, so no client can be told:
 /// an accept that failed, a stream producer that threw.
@@ -47,6 +48,10 @@ struct listen_options {
   /// Every connection must start with a PROXY protocol (v1 or v2) header, as a
   /// layer-4 balancer sends; one that does not is closed.
   bool proxy_protocol = false;
+  /// Serve HTTPS on this address with these settings (<stet/tls.hpp>); null,
+  /// the default, serves plain HTTP. The options are read once, at start();
+  /// server::reload_tls() re-reads the files they name.
+  std::shared_ptr<const tls_options> tls{};
 };
 
 /// Everything a server can be told before start(). Defaults suit a public-facing

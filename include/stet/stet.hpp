@@ -11,6 +11,7 @@
 #include <stet/error.hpp>
 #include <stet/form.hpp>
 #include <stet/headers.hpp>
+#include <stet/https.hpp>
 #include <stet/json_body.hpp>
 #include <stet/method.hpp>
 #include <stet/metrics.hpp>
@@ -28,6 +29,7 @@
 #include <stet/signer.hpp>
 #include <stet/static_files.hpp>
 #include <stet/status.hpp>
+#include <stet/tls.hpp>
 #include <stet/test_request.hpp>
 #include <stet/upload_file.hpp>
 #include <stet/versions.hpp>

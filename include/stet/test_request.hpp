@@ -5,6 +5,7 @@
 
 #include <stet/method.hpp>
 #include <stet/request.hpp>
+#include <stet/tls.hpp>
 
 #include <array>
 #include <cstddef>
@@ -42,6 +43,9 @@ class test_request {
   /// client_address(), scheme() and host() read the forwarded fields.
   /// @throws std::invalid_argument naming the first bad entry.
   test_request& trusted_proxies(const std::vector<std::string>& entries);
+  /// Marks the request as received over TLS that negotiated `info` (copied;
+  /// its views must outlive this object): request::is_secure() is then true.
+  test_request& tls(const tls_info& info);
 
   /// Frees what the router and handlers put in the request's arena, as the
   /// connection does after each response; views into it become invalid and the
@@ -64,6 +68,7 @@ class test_request {
   endpoint peer_;
   std::string scheme_ = "http";
   std::shared_ptr<const detail::proxy_trust> trust_;
+  tls_info tls_;
   stet::request request_;
 };
 

@@ -72,6 +72,11 @@ std::string_view to_string(close_reason r) noexcept {
 
 }  // namespace detail
 
+void metrics::add_text_collector(std::function<void(std::string&)> append) {
+  std::lock_guard lock(mutex_);
+  text_collectors_.push_back(std::move(append));
+}
+
 // Per-worker values are summed here, on the reading thread; the workers never
 // synchronise with each other or with this reader beyond relaxed loads.
 std::string metrics::text() const {
@@ -84,6 +89,7 @@ std::string metrics::text() const {
   std::vector<metric_sample> samples;
   std::string per_route;
   std::string websockets;
+  std::string appended;
   {
     std::lock_guard lock(mutex_);
     for (const detail::worker_counters* w : workers_) {
@@ -98,6 +104,7 @@ std::string metrics::text() const {
     detail::append_route_metrics(workers_, per_route);
     detail::append_websocket_metrics(workers_, websockets);
     for (const auto& collect : collectors_) collect(samples);
+    for (const auto& append : text_collectors_) append(appended);
   }
 
   std::string out;
@@ -148,6 +155,7 @@ std::string metrics::text() const {
       fmt::format_to(it, "{}{{{}}} {}\n", s.name, s.labels, s.value);
     }
   }
+  out += appended;
   return out;
 }
 

@@ -13,6 +13,8 @@
 #include "route/router_access.hpp"
 #include "websocket/upgrade.hpp"
 
+#include <stet/tls.hpp>
+
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -388,6 +390,7 @@ bool connection::prepare_request() {
   request_access::begin_request(req);
   request_access::set_remote(req, peer_);
   request_access::set_origin(req, owner_.trust(), scheme());
+  request_access::set_tls(req, stream_->tls());
   const char* base = x.buffer.get() + x.parser.message_start();
   const auto view = [base](span s) { return std::string_view(base + s.offset, s.length); };
 
@@ -457,6 +460,10 @@ void connection::log_exchange(const request* req, unsigned status, std::uint64_t
   if (req != nullptr) {
     r.referer = req->header("referer").value_or("");
     r.user_agent = req->header("user-agent").value_or("");
+  }
+  if (const stet::tls_info* tls = stream_->tls()) {
+    r.tls_protocol = tls->protocol;
+    r.tls_cipher = tls->cipher;
   }
   owner_.log_access(r);
 }

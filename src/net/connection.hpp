@@ -43,8 +43,7 @@ class connection final : public std::enable_shared_from_this<connection>, public
   bool address_counted() const noexcept { return address_counted_; }
   void set_address_counted() noexcept { address_counted_ = true; }
   /// The connection's own scheme, before any proxy says otherwise.
-  /// (TLS, #14: `stream_->secure() ? "https" : "http"`.)
-  std::string_view scheme() const noexcept { return "http"; }
+  std::string_view scheme() const noexcept { return stream_->tls() != nullptr ? "https" : "http"; }
 
  private:
   enum class phase : std::uint8_t { reading, writing, awaiting, lingering, closed };

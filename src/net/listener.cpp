@@ -2,7 +2,9 @@
 
 #include "net/proxy_intake.hpp"
 #include "net/socket_transport.hpp"
+#include "net/tls_transport.hpp"
 #include "net/worker.hpp"
+#include "tls/tls_service.hpp"
 
 #include <boost/asio/ip/v6_only.hpp>
 
@@ -31,6 +33,13 @@ endpoint to_endpoint(const tcp::endpoint& e) noexcept {
   const asio::ip::address a = e.address();
   if (a.is_v4()) return endpoint::v4(a.to_v4().to_bytes(), e.port());
   return endpoint::v6(a.to_v6().to_bytes(), e.port());
+}
+
+// The TLS session is created on the worker that will own it, from the context
+// current at accept: a reload afterwards does not touch it.
+std::unique_ptr<transport> secured(std::unique_ptr<transport> stream, tls_service* tls, worker& on) {
+  if (tls == nullptr) return stream;
+  return std::make_unique<tls_transport>(std::move(stream), tls->current(), on.io());
 }
 
 std::uint64_t inode_of(const std::string& path) noexcept {
@@ -118,8 +127,9 @@ std::optional<listen_address> parse_listen_address(std::string_view text, std::s
   return at;
 }
 
-listener::listener(listener_host& host, const listen_options& options, std::vector<worker*> targets)
-    : host_(host), options_(options), targets_(std::move(targets)) {}
+listener::listener(listener_host& host, const listen_options& options, std::vector<worker*> targets,
+                   std::shared_ptr<tls_service> tls)
+    : host_(host), options_(options), targets_(std::move(targets)), tls_(std::move(tls)) {}
 
 listener::~listener() {
   if (!unix_path_.empty() && inode_of(unix_path_) == unix_inode_) ::unlink(unix_path_.c_str());
@@ -232,24 +242,26 @@ void listener::accept_on(Acceptor& acceptor, Peer& peer) {
         }
         host_.accepted();
         if constexpr (std::is_same_v<Peer, tcp::endpoint>) {
-          asio::post(target.io(),
-                     [&target, s = std::move(socket), from = tcp_peer_, proxied = options_.proxy_protocol]() mutable {
-                       boost::system::error_code ignored;
-                       s.set_option(tcp::no_delay(true), ignored);
-                       if (proxied) {
-                         start_proxy_intake(target, std::move(s), to_endpoint(from));
-                       } else {
-                         target.adopt(std::make_unique<tcp_transport>(std::move(s)), to_endpoint(from));
-                       }
-                     });
-        } else {
-          asio::post(target.io(), [&target, s = std::move(socket), proxied = options_.proxy_protocol]() mutable {
+          asio::post(target.io(), [&target, s = std::move(socket), from = tcp_peer_, proxied = options_.proxy_protocol,
+                                   tls = tls_.get()]() mutable {
+            boost::system::error_code ignored;
+            s.set_option(tcp::no_delay(true), ignored);
             if (proxied) {
-              start_proxy_intake(target, std::move(s), endpoint::unix_socket());
+              start_proxy_intake(target, std::move(s), to_endpoint(from));
             } else {
-              target.adopt(std::make_unique<unix_transport>(std::move(s)), endpoint::unix_socket());
+              target.adopt(secured(std::make_unique<tcp_transport>(std::move(s)), tls, target), to_endpoint(from));
             }
           });
+        } else {
+          asio::post(target.io(),
+                     [&target, s = std::move(socket), proxied = options_.proxy_protocol, tls = tls_.get()]() mutable {
+                       if (proxied) {
+                         start_proxy_intake(target, std::move(s), endpoint::unix_socket());
+                       } else {
+                         target.adopt(secured(std::make_unique<unix_transport>(std::move(s)), tls, target),
+                                      endpoint::unix_socket());
+                       }
+                     });
         }
         accept_next();
       });

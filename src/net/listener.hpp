@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@
 namespace stet::detail {
 
 class worker;
+class tls_service;
 using local = asio::local::stream_protocol;
 
 /// A parsed listen_options::address.
@@ -49,8 +51,10 @@ class listener_host {
 
 class listener {
  public:
-  /// Accepts on `io` (the first target's, or its own worker's with SO_REUSEPORT).
-  listener(listener_host& host, const listen_options& options, std::vector<worker*> targets);
+  /// Accepts on `io` (the first target's, or its own worker's with SO_REUSEPORT);
+  /// with `tls`, every connection is wrapped in a TLS session from its current context.
+  listener(listener_host& host, const listen_options& options, std::vector<worker*> targets,
+           std::shared_ptr<tls_service> tls = nullptr);
   listener(const listener&) = delete;
   listener& operator=(const listener&) = delete;
   ~listener();
@@ -78,6 +82,7 @@ class listener {
   listener_host& host_;
   listen_options options_;
   std::vector<worker*> targets_;
+  std::shared_ptr<tls_service> tls_;
   std::size_t next_ = 0;
   std::optional<tcp::acceptor> tcp_;
   std::optional<local::acceptor> unix_;

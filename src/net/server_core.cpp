@@ -48,6 +48,10 @@ start_error server_core::start() {
       return {open_error, fmt::format("access log {}: {}", options_.access_log.path, open_error.message())};
     }
   }
+  if (start_error failed = open_tls()) {
+    log_sink_.reset();
+    return failed;
+  }
   for (unsigned i = 0; i < options_.threads; ++i) {
     workers_.push_back(std::make_unique<worker>(*this, routes_, options_, log_sink_.get()));
     workers_.back()->set_websocket_hub(&hub_);
@@ -56,6 +60,7 @@ start_error server_core::start() {
     listeners_.clear();
     ports_.clear();
     workers_.clear();
+    tls_.clear();
     return failed;
   }
   started_ = true;
@@ -107,7 +112,7 @@ start_error server_core::open_listeners() {
       } else {
         for (auto& w : workers_) targets.push_back(w.get());
       }
-      auto l = std::make_unique<listener>(*this, each, std::move(targets));
+      auto l = std::make_unique<listener>(*this, each, std::move(targets), tls_[listeners_.size() - 1]);
       if (const std::error_code ec = l->open(bind_at, options_.reuse_port, options_.backlog, why)) {
         return {ec, fmt::format("listen on {}: {}", each.address, why)};
       }
@@ -267,5 +272,6 @@ start_error server::reopen_access_log() { return core_->reopen_access_log(); }
 bool server::publish(std::string_view topic, std::string_view message, message_kind kind) {
   return core_->publish(topic, message, kind);
 }
+start_error server::reload_tls() { return core_->reload_tls(); }
 
 }  // namespace stet

@@ -12,9 +12,11 @@
 #include "net/websocket_hub.hpp"
 #include "net/worker.hpp"
 #include "request/proxy_trust.hpp"
+#include "tls/tls_service.hpp"
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 namespace stet::detail {
@@ -35,6 +37,8 @@ class server_core final : public connection_host, public listener_host {
   start_error reopen_access_log();
   /// server::publish().
   bool publish(std::string_view topic, std::string_view message, message_kind kind);
+  /// Re-reads every TLS listener's files (server_tls.cpp); all or nothing.
+  start_error reload_tls();
 
   void connection_closed() noexcept override;
   const proxy_trust& trusted_proxies() const noexcept override { return trust_; }
@@ -52,6 +56,8 @@ class server_core final : public connection_host, public listener_host {
   void evict_on(std::size_t worker_index, std::size_t workers_left, bool idle_too,
                 steady::time_point newcomer) noexcept;
   void resume_listeners() noexcept;
+  /// Builds the TLS contexts of every TLS listener (server_tls.cpp).
+  start_error open_tls();
 
   router routes_;
   server_options options_;
@@ -61,7 +67,10 @@ class server_core final : public connection_host, public listener_host {
   std::vector<std::unique_ptr<worker>> workers_;
   // Per listen_options entry, its listeners: one, or one per worker with SO_REUSEPORT.
   std::vector<std::vector<std::unique_ptr<listener>>> listeners_;
-  std::vector<std::uint16_t> ports_;  // per listen_options entry, as bound (0: unix)
+  std::vector<std::uint16_t> ports_;               // per listen_options entry, as bound (0: unix)
+  std::vector<std::shared_ptr<tls_service>> tls_;  // per listen_options entry; null for plain HTTP
+  std::shared_ptr<tls_stats> tls_stats_;
+  std::mutex reload_mutex_;  // one reload at a time
   std::atomic<std::size_t> open_{0};
   std::atomic<bool> evicting_{false};  // one make_room() at a time
   std::atomic<bool> full_{false};      // nothing could be evicted: wait for a close

@@ -48,6 +48,8 @@ struct request_access {
   }
   /// Whether client_address() may differ from remote_endpoint().
   static bool trusts_proxies(const request& r) noexcept { return r.trust_ != nullptr; }
+  /// `tls` (null over plain HTTP) must outlive the request (the transport holds it).
+  static void set_tls(request& r, const tls_info* tls) noexcept { r.tls_ = tls; }
   // Route parameters: written by the router's dispatch only.
   static route_params& params(request& r) noexcept { return r.params_; }
 };

@@ -61,6 +61,12 @@ test_request& test_request::trusted_proxies(const std::vector<std::string>& entr
   return *this;
 }
 
+test_request& test_request::tls(const tls_info& info) {
+  tls_ = info;
+  request_access::set_tls(request_, &tls_);
+  return *this;
+}
+
 void test_request::reset_arena() noexcept {
   request_access::begin_request(request_);  // the memos live in the arena
   arena_.release();
