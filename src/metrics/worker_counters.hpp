@@ -13,6 +13,7 @@ namespace stet::detail {
 
 struct memo_stats;
 struct router_state;
+struct metrics_snapshot;
 
 /// Answers and handler time of one route on one worker.
 struct route_counters {
@@ -63,11 +64,15 @@ struct worker_counters {
 };
 
 /// How a worker registers its counters with a stet::metrics while it runs:
-/// attach() before its first request, detach() before `c` is destroyed.
-/// Thread-safe (takes the metrics' list lock, never on the request path).
+/// attach() before its first request, detach() before `c` is destroyed; and
+/// how the expositions read them all at once (read()). Thread-safe (each takes
+/// the metrics' list lock, never on the request path).
 struct metrics_access {
   static void attach(stet::metrics& m, const worker_counters* c);
   static void detach(stet::metrics& m, const worker_counters* c);
+  /// Sums the attached workers' counters, runs the cache collectors and the
+  /// user's, and names the routes: the one read both expositions share.
+  static void read(const stet::metrics& m, metrics_snapshot& out);
 };
 
 }  // namespace stet::detail
