@@ -5,7 +5,7 @@ test asserts on the rendered DOM: the cache table has its rows, hit counts
 moved, the refresh (every 2 s, from /-/status.json) updated the numbers and the
 sparklines grew.
 
-    status_test.py STET_SERVER [--screenshot FILE] [--warm SECONDS]
+    status_test.py STET_SERVER [--screenshot FILE] [--warm SECONDS] [--window W,H]
 
 --warm keeps traffic going for that long before the screenshot, so the
 sparklines have a shape (docs/status.png was taken with --warm 40).
@@ -36,6 +36,7 @@ class Traffic:
     def __init__(self, port):
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         self.cookie = None
+        self.rounds = 0
 
     def get(self, path, headers=None):
         self.conn.request("GET", path, headers=headers or {})
@@ -51,7 +52,13 @@ class Traffic:
         self.cookie = answer.getheader("Set-Cookie").split(";")[0]
 
     def round(self, n):
+        # One Cookie header the cookie cache has not seen (a miss), then the
+        # same one again and again (hits), so its hit rate varies with n.
+        self.rounds += 1
+        visit = {"Cookie": f"{self.cookie}; round={self.rounds}"}
+        self.get("/")  # static_url("app.css"): a content hash
         for i in range(n):
+            self.get("/-/actor.json", visit)
             self.get("/plaintext")
             self.get("/static/app.css")
             self.get("/static/small.txt", {"Accept-Encoding": "gzip, br"})
@@ -106,8 +113,8 @@ def wait_for(condition):
 }})"""
 
 
-async def scenario(url, traffic, screenshot, warm):
-    async with cdp.Browser(window="1280,1500") as browser:
+async def scenario(url, traffic, screenshot, warm, window):
+    async with cdp.Browser(window=window) as browser:
         page = await browser.new_page()
         await page.goto(url)
         before = await page.evaluate(wait_for("d.refreshes >= 1 && d.cacheOrder.length > 0"), seconds=20)
@@ -139,7 +146,7 @@ def check(before, after):
     expect(after["state"] == "live", f"state {after['state']!r}")
     expect(after["requests"] > before["requests"], "the request count moved")
     expect(after["requestsText"] != before["requestsText"], "the request count's text changed")
-    for name in ("static", "cookies", "signer_keys", "date"):
+    for name in ("static", "content_hashes", "cookies", "signer_keys", "date"):
         expect((after["caches"][name]["hits"] or 0) > (before["caches"][name]["hits"] or 0), f"{name} hits moved")
     expect(after["caches"]["static"]["hitRateText"].endswith("%"), "static hit rate shown")
     expect(after["caches"]["static"]["points"] >= 2, "static hit-rate sparkline has points")
@@ -156,6 +163,7 @@ def main():
     parser.add_argument("stet_server")
     parser.add_argument("--screenshot")
     parser.add_argument("--warm", type=float, default=0)
+    parser.add_argument("--window", default="1280,1500", help="WIDTH,HEIGHT of the screenshot")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="stet-status-browser-") as workdir:
@@ -165,8 +173,8 @@ def main():
             traffic = Traffic(server.port)
             traffic.login()
             traffic.round(10)
-            before, after = cdp.run(scenario(f"{server.origin}/-/status", traffic, args.screenshot, args.warm),
-                                    seconds=90 + args.warm)
+            run = scenario(f"{server.origin}/-/status", traffic, args.screenshot, args.warm, args.window)
+            before, after = cdp.run(run, seconds=90 + args.warm)
         finally:
             if traffic:
                 traffic.close()
