@@ -47,9 +47,18 @@ stet::router routes() {
 class memory_server {
  public:
   memory_server() : routes_(routes()), worker_(host_, routes_, options_, nullptr) {}
+  memory_server(const memory_server&) = delete;
+  memory_server& operator=(const memory_server&) = delete;
+  // Connections still parked on a read would otherwise keep themselves alive.
+  ~memory_server() {
+    for (const std::weak_ptr<memory_stream>& s : streams_) {
+      if (auto stream = s.lock()) stream->abandon();
+    }
+  }
 
   std::shared_ptr<memory_stream> connect() {
     auto stream = std::make_shared<memory_stream>(worker_.io());
+    streams_.push_back(stream);
     worker_.adopt(std::make_unique<memory_transport>(stream), stet::endpoint::parse("192.0.2.7", 4000));
     return stream;
   }
@@ -77,6 +86,7 @@ class memory_server {
   stet::server_options options_;
   stet::router routes_;
   stet::detail::worker worker_;
+  std::vector<std::weak_ptr<memory_stream>> streams_;
 };
 
 // The Date header is the only part of an answer that may differ between runs.
