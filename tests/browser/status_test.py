@@ -39,6 +39,15 @@ class Traffic:
         self.rounds = 0
 
     def get(self, path, headers=None):
+        try:
+            return self._get(path, headers)
+        except (http.client.RemoteDisconnected, ConnectionError):
+            # The server closed the idle keep-alive connection while the
+            # browser had the floor (idle_timeout): reconnect once.
+            self.conn.close()
+            return self._get(path, headers)
+
+    def _get(self, path, headers):
         self.conn.request("GET", path, headers=headers or {})
         answer = self.conn.getresponse()
         answer.read()
