@@ -90,6 +90,7 @@ stet::response home_page(stet::static_files& files) {
 <li><a href="/json">/json</a></li>
 <li><a href="/-/versions.json">/-/versions.json</a></li>
 <li><a href="/-/metrics">/-/metrics</a></li>
+<li><a href="/-/status">/-/status</a></li>
 <li><a href="/stream?rows=1000">/stream?rows=1000</a></li>
 <li><a href="/report.json">/report.json</a></li>
 </ul>
@@ -251,6 +252,7 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
   routes.get("/", [files](stet::request&) { return home_page(*files); });
   routes.get("/favicon.ico", [files](stet::request& req) { return files->respond(req, "favicon.ico"); });
   routes.get("/-/metrics", [metrics](stet::request&) { return metrics->respond(); });
+  stet::mount_status(routes, "/-/status", metrics);  // and /-/status.json
   routes.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
   cors.open.get("/json", [](stet::request&) {
     return stet::response::json(

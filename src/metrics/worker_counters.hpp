@@ -14,6 +14,7 @@ namespace stet::detail {
 
 struct memo_stats;
 struct router_state;
+struct metrics_snapshot;
 
 /// Why stet closed a connection itself, rather than after an answer or when
 /// the client left: counted in `stet_connections_closed_total{reason}`.
@@ -106,11 +107,15 @@ struct worker_counters {
 };
 
 /// How a worker registers its counters with a stet::metrics while it runs:
-/// attach() before its first request, detach() before `c` is destroyed.
-/// Thread-safe (takes the metrics' list lock, never on the request path).
+/// attach() before its first request, detach() before `c` is destroyed; and
+/// how the expositions read them all at once (read()). Thread-safe (each takes
+/// the metrics' list lock, never on the request path).
 struct metrics_access {
   static void attach(stet::metrics& m, const worker_counters* c);
   static void detach(stet::metrics& m, const worker_counters* c);
+  /// Sums the attached workers' counters, runs the cache collectors and the
+  /// user's, and names the routes: the one read both expositions share.
+  static void read(const stet::metrics& m, metrics_snapshot& out);
 };
 
 }  // namespace stet::detail
