@@ -101,6 +101,7 @@ std::string usage() {
       "usage: stet-server [--host 127.0.0.1] [--port 8080] [--threads N] [--reuse-port] [--static DIR]\n"
       "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
       "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
+      "                   [--no-compression]\n"
       "                   [--help] [--version]\n"
       "limits and timeouts (defaults are the library's):\n";
   const stet::server_options defaults;
@@ -120,6 +121,10 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     if (flag == "--version") return {std::nullopt, fmt::format("stet-server (stet) {}\n", stet::version_string), 0};
     if (flag == "--no-access-log") {
       o.access_log = false;
+      continue;
+    }
+    if (flag == "--no-compression") {
+      o.compression = false;
       continue;
     }
     if (flag == "--reuse-port") {
