@@ -18,7 +18,8 @@
 # Same parameters on both sides: gzip level 1 (nginx's default gzip_comp_level),
 # brotli quality 6 and window 512k (ngx_brotli's defaults), min length 1024.
 # Reported: median server CPU µs per response over the rounds, req/s, the
-# ratio stet / nginx, and the body bytes each sends.
+# ratio stet / nginx, and the body bytes each sends; and report.json without
+# compression, which shows what building the document costs stet.
 #
 # Environment: DURATION=5 ROUNDS=3 CONNECTIONS=20 BASE_PORT=18580 STET_SERVER=path
 # KEEP_TMP=1 keeps the temp dir. Installs nginx and its brotli modules
@@ -159,6 +160,8 @@ for round in $(seq "$ROUNDS"); do
     read -r cell name path <<<"$c"
     for coding in gzip br; do run_cell "$round" "$cell" "$name" "$path" "$coding"; done
   done
+  # What the report costs uncompressed: stet builds it, nginx sends a file.
+  for name in stet nginx; do run_cell "$round" report.json "$name" /report.json identity; done
 done
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
@@ -180,10 +183,13 @@ for pair in "report.json report.json /report.json /report.json" "app.css app.css
     n_bytes="$(body_bytes "http://127.0.0.1:$nginx_port$nginx_path" "$coding")"
     label="$stet_cell"
     [ "$nginx_cell" = app.css-static ] && label="app.css (nginx ${coding/br/brotli}_static)"
-    ratio="$(awk -v a="$s_cpu" -v b="$n_cpu" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')"
+    ratio="$(awk -v a="$s_cpu" -v b="$n_cpu" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"
     echo "| $label | $coding | $s_cpu | $n_cpu | ${ratio}× | $s_rps | $n_rps | $s_bytes | $n_bytes |"
   done
 done
+echo
+echo "report.json uncompressed (Accept-Encoding: identity): stet $(stat_of report.json stet identity 6) µs/resp" \
+  "(the JSON writer building it), nginx $(stat_of report.json nginx identity 6) µs/resp (a file)."
 echo
 echo "$(nginx -v 2>&1 | sed 's/^nginx version: //'), libnginx-mod-http-brotli-filter $(dpkg-query -W -f='${Version}' libnginx-mod-http-brotli-filter);" \
   "DURATION=$DURATION ROUNDS=$ROUNDS CONNECTIONS=$CONNECTIONS; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -8,6 +8,7 @@
 #include "request/request_access.hpp"
 #include "response/compress/body_decoder.hpp"
 #include "response/compress/response_compression.hpp"
+#include "response/compress/variant.hpp"
 #include "response/error_pages.hpp"
 
 #include <algorithm>
@@ -26,6 +27,7 @@ answer_coding compress_answer(const compression_settings& s, const request& req,
     // The page is small (under min_bytes by default) and refused identity is
     // what brought us here: it goes as it is, like every error page.
     r = error_page(stet::status::not_acceptable, req);
+    add_vary_accept_encoding(r);  // another Accept-Encoding gets the resource
     return {};
   }
   return {plan.omit_content_length};

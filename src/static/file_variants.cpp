@@ -6,7 +6,6 @@
 #include "response/compress/compress.hpp"
 #include "response/compress/variant.hpp"
 
-#include <exception>
 
 namespace stet::detail {
 namespace {
@@ -24,7 +23,7 @@ const file_variant* file_store::variant(std::string_view relative, const std::sh
     return entry->variants[slot_of(c)].get();
   }
   std::unique_lock lock(entry->variant_mutex);
-  if ((entry->variants_ready.load(std::memory_order_relaxed) & bit) != 0) {
+  if ((entry->variants_ready.load(std::memory_order_acquire) & bit) != 0) {
     bump(counters.variant_hits);
     return entry->variants[slot_of(c)].get();
   }
@@ -39,17 +38,19 @@ const file_variant* file_store::variant(std::string_view relative, const std::sh
   lock.unlock();
   hasher.post([this, path = std::string(relative), entry, c, &counters](const std::atomic<bool>& stop) {
     if (stop.load(std::memory_order_relaxed)) return;
+    // Without the entry's lock: workers asking meanwhile must not wait for
+    // this. The tried bit makes this job the slot's only writer.
     try {
-      const std::lock_guard job_lock(entry->variant_mutex);
       make_variant(file_cache::make_key(path), *entry, c, counters);
-    } catch (const std::exception&) {
+    } catch (...) {
       // Out of memory: the file is served as it is (the tried bit stays set).
     }
   });
   return nullptr;
 }
 
-// Called with e.variant_mutex held. Publishes only what the budget took.
+// The only writer of the coding's slot (its tried bit is set); readers look at
+// the slot only after seeing its ready bit. Publishes only what the budget took.
 void file_store::make_variant(const file_cache::key& k, const file_entry& e, content_coding c,
                               cache_counters& counters) {
   bump(counters.variant_misses);
