@@ -74,6 +74,12 @@ void memory_stream::close() noexcept {
   if (read_parked_) complete_read();
 }
 
+void memory_stream::abandon() noexcept {
+  read_parked_ = false;
+  read_ = {};
+  read_keep_.reset();
+}
+
 void memory_transport::start_read(const io_target& t, bool /*answered*/, std::shared_ptr<void>&& keep) {
   stream_->start_read(t, std::move(keep));
 }

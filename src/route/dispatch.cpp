@@ -155,6 +155,10 @@ router::match router::find(const request& req) const noexcept {
 
 response router::handle(request& req) const {
   response r = detail::router_access::start(*this, req);
+  // A streaming route, in-process: its sink takes the whole body at once.
+  if (detail::pending_response* p = detail::response_access::pending(r); p != nullptr && p->body) {
+    r = detail::feed_whole_body(*detail::response_access::take_pending(r), req);
+  }
   if (std::shared_ptr<detail::pending_response> pending = detail::response_access::take_pending(r)) {
     pending->wait_for_answer();
     return detail::finish_pending(*pending, req);
@@ -163,6 +167,15 @@ response router::handle(request& req) const {
 }
 
 namespace detail {
+
+body_plan router_access::plan_body(const router& routes, const request& req) noexcept {
+  const epoch::read_section pin;
+  const route_table& t = routes.scope_.state().acquire();
+  capture_buffer buffer;
+  const match_outcome o = match_path(t, req.method(), req.raw_path(), req.arena(), buffer.items);
+  if (o.what != match_outcome::kind::route) return {};
+  return {true, o.entry->def->stream_body, o.entry->def->max_body_bytes};
+}
 
 response router_access::start(const router& routes, request& req) {
   // The pin keeps this table alive until the handler returns, however many

@@ -3,6 +3,7 @@
 // (a connection, or router::handle() in-process). The handler's thread fills
 // it once; the waiter is told through a waker that posts to its own thread.
 
+#include <stet/body.hpp>
 #include <stet/detail/middleware_layer.hpp>
 #include <stet/response.hpp>
 
@@ -63,6 +64,8 @@ class pending_response {
   std::vector<const middleware_layer*> afters;
   std::shared_ptr<const error_reporter> report;
   bool compress = true;  // the route's route_options::compress, applied to the answer
+  // A streaming route's sink (stet::read_body()): the answer is its on_end().
+  std::unique_ptr<body_sink> body;
 
  private:
   bool settle_locked(std::unique_lock<std::mutex>& lock, response r);
@@ -80,6 +83,10 @@ class pending_response {
 /// Runs the after-hooks dispatch left for `state` on its answer, innermost
 /// first; a hook that throws turns the answer into a 500.
 response finish_pending(pending_response& state, request& req);
+
+/// For in-process dispatch (router::handle()): feeds `req.body()` to the
+/// sink of `state` in one piece and returns its answer, after-hooks applied.
+response feed_whole_body(pending_response& state, request& req);
 
 /// Reports a failure through `report`, if there is one (the library never
 /// writes to stderr by itself). Never throws.
