@@ -4,6 +4,7 @@
 #   scripts/install-deps.sh          # build, test, benchmark
 #   scripts/install-deps.sh --fuzz   # and clang with libFuzzer (scripts/fuzz.sh)
 #   scripts/install-deps.sh --tidy   # and clang-tidy with run-clang-tidy (scripts/tidy.sh)
+#   scripts/install-deps.sh --bench  # and nginx with its brotli modules (bench/e2e/compression.sh)
 set -euo pipefail
 
 packages=(
@@ -30,6 +31,10 @@ if [ "${1:-}" = "--fuzz" ]; then
 fi
 if [ "${1:-}" = "--tidy" ]; then
   packages+=(clang-tidy)
+fi
+if [ "${1:-}" = "--bench" ]; then
+  # The compression benchmark's peer: nginx's gzip, and brotli from ngx_brotli.
+  packages+=(nginx libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static)
 fi
 
 missing=()

@@ -19,6 +19,7 @@ struct options {
   unsigned static_revalidate_ms = 0;  // 0: every cache hit is checked with stat(2)
   std::string secret;
   bool access_log = true;
+  bool compression = true;                // --no-compression: off (responses and static files)
   std::string access_log_file;            // empty: standard output
   std::vector<std::string> cors_origins;  // --cors-origin, repeatable; empty: no CORS
   std::string tls_cert;                   // --tls-cert: with --tls-key, an HTTPS listener beside the plain one

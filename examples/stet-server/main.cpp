@@ -314,6 +314,9 @@ int main(int argc, char** argv) {
   options.access_log.enabled = o.access_log;
   options.access_log.path = o.access_log_file;
   options.access_log.format = stet::access_log_format::combined;
+  // On by default here (the library's default is off, for BREACH): no answer
+  // of this server puts a secret next to attacker-chosen input in its body.
+  options.compression.enabled = o.compression;
   options.metrics = std::make_shared<stet::metrics>();
   options.readiness = std::make_shared<stet::readiness>();
   // The library reports; the example server chooses stderr.
@@ -329,6 +332,7 @@ int main(int argc, char** argv) {
     stet::static_options static_options;
     static_options.url_prefix = o.static_prefix + "/";
     static_options.revalidate_interval = std::chrono::milliseconds(o.static_revalidate_ms);
+    static_options.compression = options.compression;
     files =
         std::make_shared<stet::static_files>(o.static_dir.empty() ? STET_EXAMPLE_SITE : o.static_dir, static_options);
   } catch (const std::exception& e) {

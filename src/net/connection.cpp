@@ -4,6 +4,7 @@
 #include "http/token.hpp"
 #include "metrics/phase_record.hpp"
 #include "net/websocket_connection.hpp"
+#include "net/answer_compression.hpp"
 #include "net/worker.hpp"
 #include "request/request_access.hpp"
 #include "request/request_target.hpp"
@@ -291,6 +292,12 @@ void connection::on_message_complete() {
   request_access::set_body(x.request, x.body);
 
   const server_options& options = owner_.options();
+  if (options.compression.decode_request_bodies) {
+    if (const std::optional<stet::error> refused = decode_request_body(options.compression, x)) {
+      fail(*refused);
+      return;
+    }
+  }
   const bool keep_alive = x.parser.keep_alive() && !draining_ && !x.parser.is_upgrade() &&
                           (options.max_requests_per_connection == 0 || served_ < options.max_requests_per_connection);
   request_access::set_version(x.request, x.parser.version(), keep_alive);
@@ -328,6 +335,8 @@ void connection::answer(response&& r, request& req) {
       r.set_header("Server-Timing", std::string_view(value, static_cast<std::size_t>(n)));
     }
   }
+  const answer_coding coded =
+      owner_.options().compression.enabled ? compress_answer(owner_.options().compression, req, r) : answer_coding{};
   worker_counters::bump(owner_.counters().requests_by_status[to_int(r.status()) % 600]);
   const bool close = !keep_alive_ || draining_ || r.closes_connection();
   if (owner_.logging()) {
@@ -338,7 +347,7 @@ void connection::answer(response&& r, request& req) {
     upgrade_ = response_access::take_upgrade(r);
     ws::append_switching_head(x_->output.text(), *upgrade_, r.header_block());
   } else {
-    queue_response(std::move(r), req.method() == stet::method::head, close);
+    queue_response(std::move(r), req.method() == stet::method::head, close, coded.omit_content_length);
   }
   release_request();
 }
@@ -406,13 +415,13 @@ bool connection::prepare_request() {
   return true;
 }
 
-void connection::queue_response(response&& r, bool head_request, bool close) {
+void connection::queue_response(response&& r, bool head_request, bool close, bool no_content_length) {
   if (r.is_stream() && !status_forbids_body(r.status())) {
     queue_stream(std::move(r), head_request, close);
     return;
   }
   output_queue& out = x_->output;
-  const framing how{head_request, close, x_->parser.version() == 10 && !close, false};
+  const framing how{head_request, close, x_->parser.version() == 10 && !close, false, no_content_length};
   if (response_writer::sends_body(r, how) &&
       (r.file() != nullptr || r.body().size() > output_queue::attach_threshold)) {
     owner_.writer().append_head(out.text(), r, how);

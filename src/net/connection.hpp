@@ -81,7 +81,7 @@ class connection final : public std::enable_shared_from_this<connection>, public
   void on_answer();
   void abandon_answer();
   bool prepare_request();
-  void queue_response(response&& r, bool head_request, bool close);
+  void queue_response(response&& r, bool head_request, bool close, bool no_content_length = false);
   void queue_stream(response&& r, bool head_request, bool close);
   void fail(stet::error e);
   void log_exchange(const request* req, unsigned status, std::uint64_t bytes);
