@@ -28,7 +28,9 @@ struct websocket_upgrade;
 void start_websocket(worker& w, std::unique_ptr<transport> stream, const endpoint& peer, websocket_upgrade& up,
                      std::string_view already_read);
 
-class websocket_connection final : public ws::session, public std::enable_shared_from_this<websocket_connection> {
+class websocket_connection final : public ws::session,
+                                   public deadline_target,
+                                   public std::enable_shared_from_this<websocket_connection> {
  public:
   websocket_connection(websocket_worker& owner, std::unique_ptr<transport> stream, const endpoint& peer,
                        websocket_upgrade& up);
@@ -38,6 +40,11 @@ class websocket_connection final : public ws::session, public std::enable_shared
   /// Writes what is queued, as far as the transport takes it now.
   void flush() noexcept;
   void on_timeout();
+  // deadline_target: the session's own lists (websocket_worker) have one
+  // kind each; a session is never evicted to make room for HTTP clients.
+  void on_timeout(timeout_kind) override { on_timeout(); }
+  bool evictable() noexcept override { return false; }
+  void evict() noexcept override {}
 
   deadline_hook& deadline() noexcept { return deadline_; }
   std::size_t slot = 0;  ///< index in the worker's session list
