@@ -20,7 +20,7 @@ packages=(
   doxygen chromium python3-websockets
   # deployment tests with real peers (tests/deploy/): a reverse proxy, a
   # layer-4 balancer speaking PROXY v2, systemd-socket-activate
-  nginx haproxy systemd
+  haproxy systemd
   # bench/e2e/upload.sh's cpp-httplib peer (bench/e2e/peers: httplib.h and libcpp-httplib.so)
   libcpp-httplib-dev
 )

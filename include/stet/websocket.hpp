@@ -229,6 +229,8 @@ auto make_upgrade_handler(std::shared_ptr<const websocket_route<T>> route, U ste
   };
 }
 
+// Out-of-class member templates, documented at their declarations in routing_api.hpp.
+/// @cond
 template <class Self>
 template <pattern_source P, class T, class U>
 Self& routing_api<Self>::websocket(const P& pattern, const websocket_options& options, websocket_handlers<T> handlers,
@@ -251,6 +253,7 @@ Self& routing_api<Self>::websocket(const P& pattern, const websocket_options& op
   static_assert(std::default_initializable<T>, "without an upgrade step the user data is made with T{}");
   return websocket(pattern, options, std::move(handlers), [](request&) -> upgrade_result<T> { return T{}; });
 }
+/// @endcond
 
 }  // namespace detail
 }  // namespace stet

@@ -150,7 +150,7 @@ def check(before, after):
 
     for name in CACHES:
         expect(name in after["caches"], f"cache row {name}")
-    expect(after["cacheOrder"][:2] == ["static", "content_hashes"], f"cache order {after['cacheOrder']}")
+    expect(after["cacheOrder"][0] == "static" and "content_hashes" in after["cacheOrder"][:3], f"cache order {after['cacheOrder']}")
     expect(after["refreshes"] > before["refreshes"], "the page refreshed")
     expect(after["state"] == "live", f"state {after['state']!r}")
     expect(after["requests"] > before["requests"], "the request count moved")
