@@ -26,7 +26,7 @@ struct options {
   std::string tls_key;
   std::uint16_t tls_port = 8443;  // --tls-port
   std::string tls_ticket_key;     // --tls-ticket-key: shared session-ticket keys (80-byte keys)
-  std::string upload_dir;                 // empty: a private directory made at start
+  std::string upload_dir;         // empty: a private directory made at start
   std::uint64_t max_upload_bytes = std::uint64_t{8} << 30;
 };
 

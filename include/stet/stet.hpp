@@ -29,9 +29,9 @@
 #include <stet/signer.hpp>
 #include <stet/static_files.hpp>
 #include <stet/status.hpp>
-#include <stet/tls.hpp>
 #include <stet/status_page.hpp>
 #include <stet/test_request.hpp>
+#include <stet/tls.hpp>
 #include <stet/upload_file.hpp>
 #include <stet/versions.hpp>
 #include <stet/websocket.hpp>

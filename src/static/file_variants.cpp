@@ -6,7 +6,6 @@
 #include "response/compress/compress.hpp"
 #include "response/compress/variant.hpp"
 
-
 namespace stet::detail {
 namespace {
 
