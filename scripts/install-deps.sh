@@ -12,6 +12,8 @@ packages=(
   zlib1g-dev libbrotli-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk curl python3
+  # the SQLite example's blocking query (examples/sqlite_users, docs/handlers.md)
+  libsqlite3-dev
   # docs and browser tests: the API reference (scripts/docs.sh), headless
   # Chromium driven over the DevTools protocol (tests/browser/cdp.py)
   doxygen chromium python3-websockets

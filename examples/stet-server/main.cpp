@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "report.hpp"
+#include "slow.hpp"
 
 #include <fmt/format.h>
 #include <openssl/rand.h>
@@ -209,6 +210,7 @@ stet::router make_routes(const stet_server::options& o, const std::shared_ptr<st
   routes.get("/healthz", [](stet::request&) { return stet::response::text("ok"); });
   routes.get("/stream", csv_stream);
   stet_server::add_report_routes(routes);
+  stet_server::add_slow_route(routes);
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   // A non-integer id does not match the route: 404. Written straight into the

@@ -73,8 +73,19 @@ struct server_options {
   std::chrono::milliseconds write_timeout{30'000};   ///< longest a response write may take; close
   std::chrono::milliseconds linger_timeout{2'000};   ///< draining unread input before closing after an error
   std::chrono::milliseconds drain_timeout{10'000};   ///< graceful stop: in-flight requests get this long
-  /// An asynchronous handler's longest wait for responder::send(); then 503 and close.
+  /// The longest wait for an asynchronous handler's responder::send() or a
+  /// suspended coroutine handler's co_return; then 503 and close (the
+  /// coroutine is cancelled).
   std::chrono::milliseconds handler_timeout{30'000};
+
+  /// Threads of the blocking pool behind stet::offload, shared by all workers
+  /// and started by the first offload; 0: every offload is refused (503).
+  unsigned offload_threads = 4;
+  /// Offloaded calls waiting for a pool thread, at most: one more is refused
+  /// at once (offload_rejected; 503 with Retry-After), never queued.
+  std::size_t offload_queue = 1024;
+  /// The Retry-After of that 503.
+  std::chrono::seconds offload_retry_after{1};
 
   access_log_options access_log;     ///< off by default
   compression_settings compression;  ///< response compression and coded request bodies (off by default)

@@ -15,6 +15,8 @@
 #include <stet/metrics.hpp>
 #include <stet/multipart.hpp>
 #include <stet/multipart_form.hpp>
+#include <stet/offload.hpp>
+#include <stet/promise.hpp>
 #include <stet/request.hpp>
 #include <stet/responder.hpp>
 #include <stet/response.hpp>
@@ -24,8 +26,10 @@
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
 #include <stet/signer.hpp>
+#include <stet/sleep.hpp>
 #include <stet/static_files.hpp>
 #include <stet/status.hpp>
+#include <stet/task.hpp>
 #include <stet/test_request.hpp>
 #include <stet/upload_file.hpp>
 #include <stet/versions.hpp>

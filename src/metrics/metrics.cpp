@@ -3,6 +3,7 @@
 #include "metrics/cache_families.hpp"
 #include "metrics/cache_metrics.hpp"
 #include "metrics/exposition.hpp"
+#include "metrics/offload_metrics.hpp"
 #include "metrics/route_metrics.hpp"
 #include "metrics/worker_counters.hpp"
 
@@ -70,6 +71,7 @@ std::string metrics::text() const {
   std::array<latency_histogram::snapshot, phase_count> phases{};
   std::vector<metric_sample> samples;
   std::string per_route;
+  std::string offload;
   {
     std::lock_guard lock(mutex_);
     for (const detail::worker_counters* w : workers_) {
@@ -81,6 +83,7 @@ std::string metrics::text() const {
     }
     detail::collect_library_caches(workers_, samples);
     detail::append_route_metrics(workers_, per_route);
+    detail::append_offload_metrics(workers_, samples, offload);
     for (const auto& collect : collectors_) collect(samples);
   }
 
@@ -108,6 +111,7 @@ std::string metrics::text() const {
   }
 
   out += per_route;
+  out += offload;
 
   // The Date header cache: a hit is a response that reused the formatted string.
   detail::add_sample(samples, detail::cache_hits, R"(cache="date")",

@@ -58,6 +58,8 @@ class connection : public std::enable_shared_from_this<connection> {
   void answer(response&& r, request& req);
   void release_request() noexcept;
   void await_answer();
+  static void wake(std::shared_ptr<void> self) noexcept;
+  static void peer_stirred(void* self, const boost::system::error_code& ec, std::size_t);
   void on_answer();
   void abandon_answer();
   bool prepare_request();
@@ -106,6 +108,7 @@ class connection : public std::enable_shared_from_this<connection> {
   bool writing_piece_ = false;  // the write in progress is a streamed piece, not a batch of answers
   bool close_after_write_ = false;
   bool draining_ = false;
+  bool watching_peer_ = false;  // while awaiting: told if the client leaves
 };
 
 }  // namespace stet::detail

@@ -40,8 +40,10 @@ start_error server_core::start() {
       return {open_error, fmt::format("access log {}: {}", options_.access_log.path, open_error.message())};
     }
   }
+  offload_ = std::make_unique<offload_pool>(
+      offload_settings{options_.offload_threads, options_.offload_queue, options_.offload_retry_after});
   for (unsigned i = 0; i < options_.threads; ++i) {
-    workers_.push_back(std::make_unique<worker>(*this, routes_, options_, log_sink_.get()));
+    workers_.push_back(std::make_unique<worker>(*this, routes_, options_, log_sink_.get(), offload_.get()));
   }
   if (start_error failed = open_listeners()) {
     listeners_.clear();

@@ -6,6 +6,7 @@
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
 
+#include "coro/offload_pool.hpp"
 #include "log/access_log_sink.hpp"
 #include "net/listener.hpp"
 #include "net/worker.hpp"
@@ -40,6 +41,9 @@ class server_core final : public connection_host, public listener_host {
   router routes_;
   server_options options_;
   std::unique_ptr<access_log_sink> log_sink_;  // outlives the workers that feed it
+  // Outlives the workers too: a worker's thread ends only after every function
+  // it offloaded returned.
+  std::unique_ptr<offload_pool> offload_;
   std::vector<std::unique_ptr<worker>> workers_;
   // Per listen_options entry, its listeners: one, or one per worker with SO_REUSEPORT.
   std::vector<std::vector<std::unique_ptr<listener>>> listeners_;

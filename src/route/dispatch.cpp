@@ -1,5 +1,6 @@
 #include <stet/router.hpp>
 
+#include "coro/local_loop.hpp"
 #include "request/request_access.hpp"
 #include "response/error_pages.hpp"
 #include "response/redirect.hpp"
@@ -122,16 +123,14 @@ response dispatch(const detail::route_table& t, request& req) {
   return r;
 }
 
-// Dispatch with failures turned into a 500; an asynchronous answer may be pending.
+// Dispatch with failures turned into a 500 (503 for a refused offload); an
+// asynchronous answer may be pending.
 response guarded_dispatch(const detail::route_table& t, request& req) {
   try {
     return dispatch(t, req);
-  } catch (const std::exception& e) {
-    detail::report_failure(t.report.get(), req.path(), e.what());
   } catch (...) {
-    detail::report_failure(t.report.get(), req.path(), "unknown exception");
+    return detail::failure_answer(std::current_exception(), t.report.get(), req);
   }
-  return detail::error_page(status::internal_server_error, req);
 }
 
 }  // namespace
@@ -153,10 +152,19 @@ router::match router::find(const request& req) const noexcept {
   return {status::not_found};
 }
 
+// The calling thread becomes the executor of whatever the handler awaits until
+// the answer is there: a coroutine handler resumes here, and a responder's
+// send() from another thread wakes the loop.
 response router::handle(request& req) const {
+  detail::local_loop loop;
+  const detail::executor_scope on_this_thread(&loop);
   response r = detail::router_access::start(*this, req);
   if (std::shared_ptr<detail::pending_response> pending = detail::response_access::take_pending(r)) {
-    pending->wait_for_answer();
+    const std::shared_ptr<void> waiter(std::shared_ptr<void>(), &loop);  // not owning: the loop outlives the wait
+    if (pending->on_ready([](std::shared_ptr<void> w) noexcept { static_cast<detail::local_loop*>(w.get())->wake(); },
+                          waiter)) {
+      loop.run_until([&pending] { return pending->ready(); });
+    }
     return detail::finish_pending(*pending, req);
   }
   return r;
