@@ -105,6 +105,7 @@ std::string usage() {
       "usage: stet-server [--host 127.0.0.1] [--port 8080] [--threads N] [--reuse-port] [--static DIR]\n"
       "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
       "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
+      "                   [--upload-dir DIR] [--max-upload-bytes N]\n"
       "                   [--help] [--version]\n"
       "limits and timeouts (defaults are the library's):\n";
   const stet::server_options defaults;
@@ -133,7 +134,8 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     const number_flag* limit = find_number_flag(flag);
     const bool takes_value = limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" ||
                              flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
-                             flag == "--secret" || flag == "--access-log" || flag == "--cors-origin";
+                             flag == "--secret" || flag == "--access-log" || flag == "--cors-origin" ||
+                             flag == "--upload-dir" || flag == "--max-upload-bytes";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -164,6 +166,15 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     } else if (flag == "--secret") {
       if (value.empty()) return error("--secret must not be empty");
       o.secret = value;
+    } else if (flag == "--upload-dir") {
+      if (value.empty()) return error("--upload-dir needs a directory");
+      o.upload_dir = value;
+    } else if (flag == "--max-upload-bytes") {
+      const auto n = parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 50);
+      if (!n)
+        return error(
+            fmt::format("--max-upload-bytes: '{}' is not a number from 0 to {}", value, std::uint64_t{1} << 50));
+      o.max_upload_bytes = *n;
     } else if (flag == "--cors-origin") {
       if (const std::string_view why = stet::cors_origin_error(value); !why.empty()) {
         return error(fmt::format("--cors-origin '{}': {}", value, why));

@@ -21,6 +21,8 @@ struct options {
   bool access_log = true;
   std::string access_log_file;            // empty: standard output
   std::vector<std::string> cors_origins;  // --cors-origin, repeatable; empty: no CORS
+  std::string upload_dir;                 // empty: a private directory made at start
+  std::uint64_t max_upload_bytes = std::uint64_t{8} << 30;
 };
 
 struct parse_outcome {

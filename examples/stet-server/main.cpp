@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "report.hpp"
 #include "slow.hpp"
+#include "uploads.hpp"
 
 #include <fmt/format.h>
 #include <openssl/rand.h>
@@ -90,6 +91,11 @@ stet::response home_page(stet::static_files& files) {
 <li><a href="/stream?rows=1000">/stream?rows=1000</a></li>
 <li><a href="/report.json">/report.json</a></li>
 </ul>
+<form method="post" action="/upload" enctype="multipart/form-data">
+<p><label>Upload files: <input type="file" name="file" multiple></label>
+<label>Note: <input type="text" name="note"></label>
+<button type="submit">Upload</button></p>
+</form>
 </body>
 </html>
 )",
@@ -187,7 +193,8 @@ void add_actor_routes(stet::router& routes, stet::route_group& credentialed,
   });
 }
 
-stet::router make_routes(const stet_server::options& o, const std::shared_ptr<stet::metrics>& metrics,
+stet::router make_routes(const stet_server::options& o, const std::string& upload_dir,
+                         const std::shared_ptr<stet::metrics>& metrics,
                          const std::shared_ptr<stet::static_files>& files, std::shared_ptr<const stet::signer> signer) {
   stet::router routes;
   cors_groups cors = make_cors_groups(routes, o.cors_origins);
@@ -211,6 +218,7 @@ stet::router make_routes(const stet_server::options& o, const std::shared_ptr<st
   routes.get("/stream", csv_stream);
   stet_server::add_report_routes(routes);
   stet_server::add_slow_route(routes);
+  stet_server::add_upload_routes(routes, {upload_dir, o.max_upload_bytes});
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   // A non-integer id does not match the route: 404. Written straight into the
@@ -262,9 +270,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "stet-server: --static: %s\n", e.what());
     return 1;
   }
+  const stet_server::upload_dir_result uploads = stet_server::prepare_upload_dir(o.upload_dir);
+  if (!uploads.error.empty()) {
+    std::fprintf(stderr, "stet-server: %s\n", uploads.error.c_str());
+    return 1;
+  }
+  if (o.upload_dir.empty()) std::fprintf(stderr, "stet-server: uploads go to %s\n", uploads.path.c_str());
   stet::report_metrics(*options.metrics, files);
   auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{actor_secret(o.secret)}, "actor-cookie");
-  stet::server server(make_routes(o, options.metrics, files, std::move(signer)), options);
+  stet::server server(make_routes(o, uploads.path, options.metrics, files, std::move(signer)), options);
   if (const stet::start_error failed = server.start()) {
     std::fprintf(stderr, "stet-server: cannot start: %s\n", failed.message().c_str());
     return 1;
@@ -277,6 +291,8 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "stet-server: %s received, draining\n", received == SIGINT ? "SIGINT" : "SIGTERM");
   server.stop();
   server.wait();
+  // The private upload directory made at start goes with the process; one given by --upload-dir stays.
+  if (o.upload_dir.empty()) stet_server::remove_upload_dir(uploads.path);
   std::fprintf(stderr, "stet-server: stopped\n");
   return 0;
 }

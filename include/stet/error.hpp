@@ -33,6 +33,7 @@ enum class error {
   // Timeouts.
   header_timeout,  ///< 408: the request head did not arrive in time
   body_timeout,    ///< 408: the body stalled
+  body_too_slow,   ///< 408: the body came slower than server_options::min_body_rate
   // Response building.
   invalid_header_name,   ///< not an RFC 9110 token
   invalid_header_value,  ///< CR, LF, NUL or another control character

@@ -8,6 +8,7 @@
 #include <stet/response.hpp>
 
 #include <concepts>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <type_traits>
@@ -20,6 +21,16 @@ struct route_options {
   /// False: this route's answers are never compressed (as response::no_compression()),
   /// whatever server_options::compression says - for routes that reflect secrets (BREACH).
   bool compress = true;
+  /// The most request body bytes this route takes, instead of
+  /// server_options::max_body_bytes (0: the server's). Decided from the head,
+  /// before 100 Continue: a larger Content-Length is answered 413 at once, a
+  /// chunked body that grows past it is answered 413 when it does.
+  std::uint64_t max_body_bytes = 0;
+  /// Call the handler as soon as the head is complete, with no body yet; the
+  /// handler takes the body as it arrives by returning stet::read_body(sink),
+  /// or answers at once (401, 413, ...) before any of it is read. Middleware
+  /// before-hooks run on the head too.
+  bool stream_body = false;
 };
 
 /// A handler: `response(request&)`, or `response(request&, A...)` where each

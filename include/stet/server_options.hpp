@@ -70,9 +70,11 @@ struct server_options {
   std::chrono::milliseconds header_timeout{10'000};  ///< accept or first byte -> complete head; 408
   std::chrono::milliseconds idle_timeout{5'000};     ///< keep-alive wait for the next request; silent close
   std::chrono::milliseconds body_timeout{30'000};    ///< longest pause between body reads; 408
-  std::chrono::milliseconds write_timeout{30'000};   ///< longest a response write may take; close
-  std::chrono::milliseconds linger_timeout{2'000};   ///< draining unread input before closing after an error
-  std::chrono::milliseconds drain_timeout{10'000};   ///< graceful stop: in-flight requests get this long
+  std::size_t min_body_rate = 1024;  ///< slow drip: body bytes a second at least, per body_rate_window (0: none); 408
+  std::chrono::milliseconds body_rate_window{10000};  ///< the window min_body_rate is averaged over
+  std::chrono::milliseconds write_timeout{30'000};    ///< longest a response write may take; close
+  std::chrono::milliseconds linger_timeout{2'000};    ///< draining unread input before closing after an error
+  std::chrono::milliseconds drain_timeout{10'000};    ///< graceful stop: in-flight requests get this long
   /// The longest wait for an asynchronous handler's responder::send() or a
   /// suspended coroutine handler's co_return; then 503 and close (the
   /// coroutine is cancelled).

@@ -3,6 +3,7 @@
 /// Umbrella header: every public stet header, nothing from detail/.
 
 #include <stet/access_log.hpp>
+#include <stet/body.hpp>
 #include <stet/config.hpp>
 #include <stet/cookies.hpp>
 #include <stet/cors.hpp>

@@ -29,6 +29,7 @@ class stet_category final : public std::error_category {
       case error::expectation_failed: return "expectation not supported";
       case error::header_timeout: return "request head not received in time";
       case error::body_timeout: return "request body stalled";
+      case error::body_too_slow: return "request body arrived below the minimum rate";
       case error::invalid_header_name: return "header name is not a token";
       case error::invalid_header_value: return "header value contains a control character";
       case error::reserved_header: return "header is written by stet itself";
@@ -76,7 +77,8 @@ status http_status(error e) noexcept {
     case error::multipart_part_too_large: return status::payload_too_large;
     case error::expectation_failed: return status::expectation_failed;
     case error::header_timeout:
-    case error::body_timeout: return status::request_timeout;
+    case error::body_timeout:
+    case error::body_too_slow: return status::request_timeout;
     default: return status::bad_request;
   }
 }

@@ -121,6 +121,11 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
     return {event::need_more, end - begin};
   }
 
+  if (code == HPE_PAUSED && piece_ready_) {
+    piece_ready_ = false;
+    llhttp_resume(&parser_);
+    return {event::body_piece, consumed};
+  }
   if (code == HPE_PAUSED) return paused(begin, consumed, before_last);
   if (code == HPE_PAUSED_UPGRADE) {
     // Upgrade is not supported: the request was answered as a plain one and the
@@ -202,6 +207,8 @@ void request_parser::reset() noexcept {
   chunked_ = false;
   refused_ = false;
   last_byte_ = '\0';
+  piece_ready_ = false;
+  body_mode_ = body_mode::buffer;
   message_start_ = 0;
   head_end_ = 0;
   keep_alive_ = true;
@@ -300,6 +307,10 @@ int request_parser::on_message_begin(llhttp_t* p) noexcept {
   s.paused_at_head_ = false;
   s.chunked_ = false;
   s.body_->clear();
+  s.body_limit_ = s.limits_.max_body_bytes;
+  s.body_bytes_ = 0;
+  s.body_mode_ = body_mode::buffer;
+  s.piece_ready_ = false;
   return 0;
 }
 
@@ -371,7 +382,6 @@ int request_parser::on_headers_complete(llhttp_t* p) noexcept {
   s.content_length_ = (p->flags & F_CONTENT_LENGTH) ? p->content_length : 0;
   if (const int rc = s.check_head(); rc != 0) return rc;
   if (const int rc = s.check_framing(); rc != 0) return rc;
-  if (s.content_length_ > s.limits_.max_body_bytes) return s.fail(error::body_too_large);
   if (s.method_ == stet::method::connect) return 0;  // answered 501 by the connection, then closed
   s.chunked_ = (p->flags & F_CHUNKED) != 0;
   const bool has_body = s.chunked_ || s.content_length_ > 0;
@@ -510,8 +520,21 @@ bool request_parser::extension_value_byte(char c) noexcept {
 
 int request_parser::on_body(llhttp_t* p, const char* at, std::size_t length) noexcept {
   request_parser& s = self(p);
-  if (s.body_->size() + length > s.limits_.max_body_bytes) return s.fail(error::body_too_large);
-  s.body_->append(at, length);
+  // llhttp ends every execute() by reporting the open body span, empty when
+  // the input ended where the last piece did: not a piece, nothing to pause for.
+  if (length == 0) return 0;
+  s.body_bytes_ += length;
+  if (s.body_bytes_ > s.body_limit_) return s.fail(error::body_too_large);
+  switch (s.body_mode_) {
+    case body_mode::buffer: s.body_->append(at, length); return 0;
+    case body_mode::discard: return 0;
+    case body_mode::stream:
+      // Paused after the piece: the caller hands it on before anything more
+      // is parsed, so the sink's pace sets the reading pace.
+      s.piece_ = {at, length};
+      s.piece_ready_ = true;
+      return HPE_PAUSED;
+  }
   return 0;
 }
 

@@ -46,7 +46,14 @@ class request_parser {
     need_more,         ///< every byte consumed; the message is not complete
     head_complete,     ///< the head is parsed and a body follows (or 100-continue is asked)
     message_complete,  ///< a whole request is parsed; bytes after it are untouched
+    body_piece,        ///< body_mode::stream: piece() is the next piece of the body
     failed,            ///< see failure()
+  };
+  /// What becomes of body bytes.
+  enum class body_mode : std::uint8_t {
+    buffer,   ///< appended to the `body` string of execute()
+    stream,   ///< handed out one piece at a time (event::body_piece), as views into the buffer
+    discard,  ///< dropped (an answer was given before the body was read)
   };
   struct result {
     event what;
@@ -68,6 +75,20 @@ class request_parser {
   /// Back to the state of a new connection's parser: connections hand parsers
   /// on through their worker's pool between messages.
   void reset() noexcept;
+
+  /// The current message's body limit (from head_complete on; it starts as
+  /// the server's max_body_bytes): a body growing past it fails with
+  /// error::body_too_large as its bytes arrive. The Content-Length check is
+  /// the caller's, at head_complete (content_length()), so that a route may
+  /// raise or lower the limit first.
+  void set_body_limit(std::uint64_t limit) noexcept { body_limit_ = limit; }
+  std::uint64_t body_limit() const noexcept { return body_limit_; }
+  /// How the rest of the current message's body is handled (buffer until set).
+  void set_body_mode(body_mode m) noexcept { body_mode_ = m; }
+  /// The piece of event::body_piece: a view into the buffer given to execute().
+  std::string_view piece() const noexcept { return piece_; }
+  /// Body bytes of the current message so far (de-chunked).
+  std::uint64_t body_bytes() const noexcept { return body_bytes_; }
 
   /// The buffer moved `delta` bytes towards its start (compaction).
   void rebase(std::size_t delta) noexcept;
@@ -162,6 +183,11 @@ class request_parser {
   stet::method method_ = stet::method::get;
   unsigned version_ = 11;
   std::uint64_t content_length_ = 0;
+  std::uint64_t body_limit_ = 0;
+  std::uint64_t body_bytes_ = 0;
+  body_mode body_mode_ = body_mode::buffer;
+  std::string_view piece_;
+  bool piece_ready_ = false;  // on_body paused llhttp to hand out piece_
   span target_;
   std::vector<field_span> fields_;  // capacity max_header_count, reserved once
   std::size_t field_count_ = 0;

@@ -63,6 +63,7 @@ void connection::close() noexcept {
   if (phase_ == phase::closed) return;
   phase_ = phase::closed;
   worker::disarm(deadline_);
+  abort_stream(std::make_error_code(std::errc::connection_aborted));
   stream_->close();
   owner_.closed(*this);
   if (!pending_) {
@@ -89,6 +90,14 @@ void connection::close() noexcept {
 
 void connection::on_timeout(timeout_kind kind) {
   if (phase_ == phase::closed) return;
+  if (kind == timeout_kind::handler && body_paused_) {
+    // A sink that paused and never resumed: the answer will not come.
+    abort_stream(std::make_error_code(std::errc::timed_out));
+    response late = error_page(status::service_unavailable, x_->request);
+    answer(std::move(late.close_connection()), x_->request);
+    flush();
+    return;
+  }
   if (kind == timeout_kind::handler) {
     abandon_answer();
     return;
@@ -96,6 +105,7 @@ void connection::on_timeout(timeout_kind kind) {
   const bool partial_request = in_message() || (x_ && x_->begin < x_->end);
   if ((kind == timeout_kind::header && partial_request) || kind == timeout_kind::body) {
     // A request was started and stalled: say so (408) before closing.
+    abort_stream(make_error_code(kind == timeout_kind::header ? error::header_timeout : error::body_timeout));
     stream_->cancel();
     fail(kind == timeout_kind::header ? error::header_timeout : error::body_timeout);
     flush();
@@ -132,6 +142,12 @@ void connection::on_read(const boost::system::error_code& ec, std::size_t n) {
   }
   x_->end += n;
   if (owner_.timing()) read_time_ = steady::now();
+  if (x_->parser.in_message() && owner_.options().min_body_rate != 0 && body_too_slow(n, steady::now())) {
+    abort_stream(make_error_code(error::body_too_slow));
+    fail(error::body_too_slow);
+    flush();
+    return;
+  }
   process();
 }
 
@@ -166,18 +182,25 @@ void connection::make_room() {
 // their responses at once (pipelined responses share one write).
 void connection::process() {
   exchange& x = *x_;
-  while (x.begin < x.end && !x.stream.is_stream() && !pending_ &&
-         x.output.pending() < owner_.options().max_pipeline_output_bytes) {
+  // After a body piece the parser runs once more even with nothing buffered:
+  // the piece may have been the body's last bytes.
+  while ((x.begin < x.end || std::exchange(settle_body_, false)) && !x.stream.is_stream() && !pending_ &&
+         !body_paused_ && x.output.pending() < owner_.options().max_pipeline_output_bytes) {
     if (!x.parser.in_message()) message_start_time_ = read_time_;
     const auto [what, consumed] = x.parser.execute(x.buffer.get(), x.begin, x.end, x.body);
     x.begin += consumed;
     if (what == request_parser::event::need_more) break;
     if (what == request_parser::event::failed) {
+      abort_stream(make_error_code(x.parser.failure()));
       fail(x.parser.failure());
       break;
     }
     if (what == request_parser::event::head_complete) {
       if (!on_head_complete()) break;
+      continue;
+    }
+    if (what == request_parser::event::body_piece) {
+      if (!deliver_piece()) break;
       continue;
     }
     on_message_complete();
@@ -189,6 +212,10 @@ void connection::process() {
     close();
   } else if (pending_) {
     await_answer();
+  } else if (body_paused_) {
+    // The sink holds its piece: nothing is read until it resumes.
+    phase_ = phase::awaiting;
+    owner_.arm(deadline_, timeout_kind::handler, steady::now());
   } else {
     wait_for_input();
   }
@@ -215,25 +242,12 @@ void connection::wait_for_input() {
   read_more();
 }
 
-// Only 100-continue needs a decision before the body: send 100 only when the
-// body will be read, otherwise answer now and close without reading it.
-bool connection::on_head_complete() {
-  exchange& x = *x_;
-  if (!x.parser.expects_continue() || x.begin < x.end) return true;
-  if (!prepare_request()) {
-    fail(error::bad_target);
-    return false;
-  }
-  const router::match found = owner_.routes().find(x.request);
-  if (!found.routed()) {
-    queue_response(owner_.routes().handle(x.request), x.request.method() == stet::method::head, true);
-    return false;
-  }
-  x.output.text() += response_writer::continue_line();
-  return true;
-}
-
 void connection::on_message_complete() {
+  if (std::exchange(answered_early_, false)) return;  // its answer is queued already
+  if (upload_) {
+    end_stream(true);
+    return;
+  }
   ++served_;
   exchange& x = *x_;
   // Always from the head as it lies now: make_room() may have moved the buffer

@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <system_error>
 
 namespace stet::detail {
 
@@ -54,6 +55,16 @@ class connection : public std::enable_shared_from_this<connection> {
   void process();
   void wait_for_input();
   bool on_head_complete();
+  // The body path (connection_body.cpp): per-route limits, 100-continue,
+  // streamed bodies, early answers, the minimum rate.
+  bool start_stream(bool awaits_100);
+  void hold_head_for_stream();
+  bool deliver_piece();
+  void end_stream(bool complete);
+  void abort_stream(std::error_code why) noexcept;
+  void on_body_resumed();
+  bool discard_rest_of_body() noexcept;
+  bool body_too_slow(std::size_t received, steady::time_point now) noexcept;
   void on_message_complete();
   void answer(response&& r, request& req);
   void release_request() noexcept;
@@ -94,6 +105,11 @@ class connection : public std::enable_shared_from_this<connection> {
   // The asynchronous answer awaited for the current request, if any. While it
   // is, nothing is read or parsed: the request's views must stay put.
   std::shared_ptr<pending_response> pending_;
+  // A streaming route's body in progress: its sink, and the after-hooks its
+  // answer gets (stet::read_body()).
+  std::shared_ptr<pending_response> upload_;
+  steady::time_point rate_window_start_{};  // minimum body rate: the window being measured
+  std::uint64_t rate_window_bytes_ = 0;
 
   // Phase timing (only read when metrics, a tracer or Server-Timing want it).
   steady::time_point read_time_{};           // completion of the latest read
@@ -108,7 +124,10 @@ class connection : public std::enable_shared_from_this<connection> {
   bool writing_piece_ = false;  // the write in progress is a streamed piece, not a batch of answers
   bool close_after_write_ = false;
   bool draining_ = false;
-  bool watching_peer_ = false;  // while awaiting: told if the client leaves
+  bool body_paused_ = false;     // upload_'s sink paused: nothing read until it resumes
+  bool settle_body_ = false;     // parse once more after a piece, even with nothing buffered
+  bool answered_early_ = false;  // the message's answer went out before its body: its end dispatches nothing
+  bool watching_peer_ = false;   // while awaiting: told if the client leaves
 };
 
 }  // namespace stet::detail

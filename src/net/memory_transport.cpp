@@ -97,6 +97,12 @@ void memory_stream::close() noexcept {
   if (watch_parked_) complete_watch(true);
 }
 
+void memory_stream::abandon() noexcept {
+  read_parked_ = false;
+  read_ = {};
+  read_keep_.reset();
+}
+
 void memory_transport::start_read(const io_target& t, bool /*answered*/, std::shared_ptr<void>&& keep) {
   stream_->start_read(t, std::move(keep));
 }

@@ -33,6 +33,11 @@ class memory_stream : public std::enable_shared_from_this<memory_stream> {
   std::size_t unread_chunks() const noexcept { return input_.size(); }
   bool shut_down() const noexcept { return shut_down_; }
   bool closed() const noexcept { return closed_; }
+  /// Drops a parked read without completing it, as destroying an io_context
+  /// drops a socket's pending read. The parked read keeps its connection
+  /// alive, and the connection owns this stream through its transport: the
+  /// owner of the loop calls this before the loop goes, or that cycle leaks.
+  void abandon() noexcept;
 
   /// Each write accepts at most this many bytes (to exercise partial writes).
   std::size_t write_limit = std::numeric_limits<std::size_t>::max();

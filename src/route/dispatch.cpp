@@ -14,6 +14,7 @@
 #include <array>
 #include <cstring>
 #include <exception>
+#include <utility>
 
 namespace stet {
 namespace {
@@ -123,6 +124,10 @@ response dispatch(const detail::route_table& t, request& req) {
   return r;
 }
 
+// The loop of the router::handle() running on this thread, if any: what a
+// coroutine started in it resumes through.
+thread_local detail::local_loop* in_process_loop = nullptr;
+
 // Dispatch with failures turned into a 500 (503 for a refused offload); an
 // asynchronous answer may be pending.
 response guarded_dispatch(const detail::route_table& t, request& req) {
@@ -158,19 +163,44 @@ router::match router::find(const request& req) const noexcept {
 response router::handle(request& req) const {
   detail::local_loop loop;
   const detail::executor_scope on_this_thread(&loop);
+  detail::local_loop* const outer = std::exchange(in_process_loop, &loop);
   response r = detail::router_access::start(*this, req);
+  // A streaming route, in-process: its sink takes the whole body at once.
+  if (detail::pending_response* p = detail::response_access::pending(r); p != nullptr && p->body) {
+    r = detail::feed_whole_body(*detail::response_access::take_pending(r), req);
+  }
   if (std::shared_ptr<detail::pending_response> pending = detail::response_access::take_pending(r)) {
-    const std::shared_ptr<void> waiter(std::shared_ptr<void>(), &loop);  // not owning: the loop outlives the wait
-    if (pending->on_ready([](std::shared_ptr<void> w) noexcept { static_cast<detail::local_loop*>(w.get())->wake(); },
-                          waiter)) {
-      loop.run_until([&pending] { return pending->ready(); });
-    }
+    detail::wait_in_process(*pending);
+    in_process_loop = outer;
     return detail::finish_pending(*pending, req);
   }
+  in_process_loop = outer;
   return r;
 }
 
 namespace detail {
+
+// The thread turns the loop of its router::handle() (or one of its own) until
+// the answer is there: a coroutine handler resumes here, and a responder's
+// send() from another thread wakes the loop.
+void wait_in_process(pending_response& pending) {
+  local_loop own;
+  local_loop* const loop = in_process_loop != nullptr ? in_process_loop : &own;
+  const executor_scope on_this_thread(loop);
+  const std::shared_ptr<void> waiter(std::shared_ptr<void>(), loop);  // not owning: the loop outlives the wait
+  if (pending.on_ready([](std::shared_ptr<void> w) noexcept { static_cast<local_loop*>(w.get())->wake(); }, waiter)) {
+    loop->run_until([&pending] { return pending.ready(); });
+  }
+}
+
+body_plan router_access::plan_body(const router& routes, const request& req) noexcept {
+  const epoch::read_section pin;
+  const route_table& t = routes.scope_.state().acquire();
+  capture_buffer buffer;
+  const match_outcome o = match_path(t, req.method(), req.raw_path(), req.arena(), buffer.items);
+  if (o.what != match_outcome::kind::route) return {};
+  return {true, o.entry->def->stream_body, o.entry->def->max_body_bytes};
+}
 
 response router_access::start(const router& routes, request& req) {
   // The pin keeps this table alive until the handler returns, however many

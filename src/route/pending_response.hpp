@@ -4,6 +4,7 @@
 // it once; the waiter is told through a waker that posts to its own thread.
 // A handler task's slot (coro_root.hpp) also learns when the waiter gives up.
 
+#include <stet/body.hpp>
 #include <stet/detail/middleware_layer.hpp>
 #include <stet/response.hpp>
 
@@ -77,6 +78,8 @@ class pending_response {
   std::vector<const middleware_layer*> afters;
   std::shared_ptr<const error_reporter> report;
   bool compress = true;  // the route's route_options::compress, applied to the answer
+  // A streaming route's sink (stet::read_body()): the answer is its on_end().
+  std::unique_ptr<body_sink> body;
 
  protected:
   /// On the waiter's thread, from abandon(): the answer will not be taken.
@@ -103,6 +106,15 @@ response finish_pending(pending_response& state, request& req);
 /// The answer to a handler that failed with `e`: 503 with Retry-After for
 /// offload_rejected, otherwise 500 after reporting the exception's text.
 response failure_answer(const std::exception_ptr& e, const error_reporter* report, const request& req);
+
+/// For in-process dispatch (router::handle()): blocks the calling thread,
+/// turning its in-process loop (src/route/dispatch.cpp), until `pending` is
+/// answered.
+void wait_in_process(pending_response& pending);
+
+/// For in-process dispatch (router::handle()): feeds `req.body()` to the
+/// sink of `state` in one piece and returns its answer, after-hooks applied.
+response feed_whole_body(pending_response& state, request& req);
 
 /// Reports a failure through `report`, if there is one (the library never
 /// writes to stderr by itself). Never throws.

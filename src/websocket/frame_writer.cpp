@@ -12,7 +12,8 @@ control_frame make_control(opcode op, std::string_view payload) noexcept {
   payload = payload.substr(0, max_control_payload);
   f.bytes[0] = static_cast<char>(0x80 | static_cast<std::uint8_t>(op));
   f.bytes[1] = static_cast<char>(payload.size());
-  std::memcpy(f.bytes.data() + 2, payload.data(), payload.size());
+  // An empty view may have no data pointer, and memcpy's may not be null even for 0 bytes.
+  if (!payload.empty()) std::memcpy(f.bytes.data() + 2, payload.data(), payload.size());
   f.size = static_cast<std::uint8_t>(2 + payload.size());
   return f;
 }
@@ -34,7 +35,7 @@ control_frame make_close_frame(std::uint16_t code, std::string_view reason) noex
   payload[0] = static_cast<char>(code >> 8);
   payload[1] = static_cast<char>(code & 0xff);
   reason = cut_utf8(reason, max_control_payload - 2);
-  std::memcpy(payload.data() + 2, reason.data(), reason.size());
+  if (!reason.empty()) std::memcpy(payload.data() + 2, reason.data(), reason.size());
   return make_control(opcode::close, {payload.data(), 2 + reason.size()});
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -322,3 +323,98 @@ TEST(RequestParser, OutcomeDoesNotDependOnReadSplits) {
 }
 
 }  // namespace
+
+// Streamed and discarded bodies: the connection switches the mode at
+// head_complete; pieces are views into the buffer, de-chunked.
+struct stream_outcome {
+  std::string pieces;  // every piece, concatenated
+  std::size_t piece_count = 0;
+  bool complete = false;
+  bool failed = false;
+  stet::error failure = stet::error::bad_request;
+  std::string buffered;  // what went into the `body` string (must stay empty)
+};
+
+stream_outcome stream_body(std::string_view message, request_parser::body_mode mode, std::uint64_t limit = 1 << 20,
+                           std::size_t step = 7) {
+  request_parser parser(limits);
+  stream_outcome out;
+  const std::string copy(message);
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  bool settle = false;  // after a piece, parse once more even with nothing new (as the connection does)
+  while (!out.complete && !out.failed) {
+    if (begin == end && !std::exchange(settle, false)) {
+      if (end == copy.size()) break;
+      end = std::min(end + step, copy.size());
+    }
+    const request_parser::result r = parser.execute(copy.data(), begin, end, out.buffered);
+    begin += r.consumed;
+    switch (r.what) {
+      case request_parser::event::head_complete:
+        parser.set_body_limit(limit);
+        parser.set_body_mode(mode);
+        break;
+      case request_parser::event::body_piece:
+        EXPECT_FALSE(parser.piece().empty());
+        EXPECT_GE(parser.piece().data(), copy.data());
+        EXPECT_LE(parser.piece().data() + parser.piece().size(), copy.data() + end);
+        out.pieces += parser.piece();
+        ++out.piece_count;
+        settle = true;
+        break;
+      case request_parser::event::message_complete: out.complete = true; break;
+      case request_parser::event::failed:
+        out.failed = true;
+        out.failure = parser.failure();
+        break;
+      case request_parser::event::need_more: break;
+    }
+  }
+  return out;
+}
+
+TEST(RequestParser, StreamModeHandsOutContentLengthPiecesInPlace) {
+  const std::string body(3000, 'x');
+  const stream_outcome o = stream_body("PUT /u HTTP/1.1\r\nHost: a\r\nContent-Length: 3000\r\n\r\n" + body,
+                                       request_parser::body_mode::stream);
+  EXPECT_TRUE(o.complete);
+  EXPECT_EQ(o.pieces, body);
+  EXPECT_GT(o.piece_count, 1u);
+  EXPECT_TRUE(o.buffered.empty());
+}
+
+TEST(RequestParser, StreamModeDechunks) {
+  const stream_outcome o = stream_body(chunked_head + "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
+                                       request_parser::body_mode::stream, 1 << 20, 3);
+  EXPECT_TRUE(o.complete);
+  EXPECT_EQ(o.pieces, "hello world");
+  EXPECT_TRUE(o.buffered.empty());
+}
+
+TEST(RequestParser, StreamModeStillEnforcesTheBodyLimit) {
+  const stream_outcome o = stream_body(chunked_head + "a\r\n0123456789\r\na\r\n0123456789\r\n0\r\n\r\n",
+                                       request_parser::body_mode::stream, 15);
+  EXPECT_TRUE(o.failed);
+  EXPECT_EQ(o.failure, stet::error::body_too_large);
+  EXPECT_LE(o.pieces.size(), 15u);
+}
+
+TEST(RequestParser, DiscardModeDropsTheBodyAndFindsTheNextMessage) {
+  const stream_outcome o = stream_body("PUT /u HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n0123456789",
+                                       request_parser::body_mode::discard);
+  EXPECT_TRUE(o.complete);
+  EXPECT_TRUE(o.pieces.empty());
+  EXPECT_TRUE(o.buffered.empty());
+}
+
+// The Content-Length check is the connection's (the route may raise the
+// limit): the parser reports the length and fails only as bytes cross it.
+TEST(RequestParser, ALargeContentLengthIsTheCallersToRefuse) {
+  request_parser parser(limits);
+  const std::string head = "PUT /u HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999\r\n\r\n";
+  std::string body;
+  const request_parser::result r = parser.execute(head.data(), 0, head.size(), body);
+  EXPECT_EQ(r.what, request_parser::event::head_complete);
+  EXPECT_EQ(parser.content_length(), 99999999u);
+}

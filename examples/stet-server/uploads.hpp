@@ -1,0 +1,30 @@
+#pragma once
+// POST /upload (multipart/form-data) and PUT /upload/{name} (a raw body):
+// bodies streamed to a directory through stet::read_body, in constant memory.
+
+#include <stet/router.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace stet_server {
+
+struct upload_config {
+  std::string directory;  // exists and is writable (checked at start)
+  std::uint64_t max_bytes = std::uint64_t{8} << 30;
+};
+
+void add_upload_routes(stet::router& routes, const upload_config& config);
+
+/// The directory uploads go to: `given`, checked to be a writable directory,
+/// or a new private one under $TMPDIR (removed at exit: remove_upload_dir()). Empty `error` on success.
+struct upload_dir_result {
+  std::string path;
+  std::string error;
+};
+upload_dir_result prepare_upload_dir(const std::string& given);
+
+/// Removes the private directory prepare_upload_dir() made, with what was uploaded into it.
+void remove_upload_dir(const std::string& path) noexcept;
+
+}  // namespace stet_server

@@ -1,0 +1,215 @@
+// The connection's body path: what the route says about the body (its limit,
+// whether it streams) is decided from the head, before 100 Continue; a
+// streaming route's sink takes the body piece by piece, in the read buffer,
+// and the connection reads only as fast as the sink takes it; an answer given
+// before the body is read leaves the rest discarded within bounds, or the
+// connection closed.
+
+#include "net/connection.hpp"
+
+#include "http/response_writer.hpp"
+#include "net/worker.hpp"
+#include "request/request_access.hpp"
+#include "response/error_pages.hpp"
+#include "response/response_access.hpp"
+#include "route/body_access.hpp"
+#include "route/router_access.hpp"
+
+#include <cstring>
+
+namespace stet::detail {
+namespace {
+
+// A streamed body is read in pieces of up to this much behind its head.
+constexpr std::size_t stream_read_bytes = 64 * 1024;
+// An answer given before its body is read: a rest of known length up to this
+// is read and thrown away, keeping the connection; more (or a chunked rest of
+// unknown length) and the connection closes after the answer instead.
+constexpr std::uint64_t max_discard_bytes = 256 * 1024;
+
+}  // namespace
+
+// The route's say on the body comes first: its limit (413 before any 100
+// Continue), whether it streams (its handler runs now), and, for 100-continue,
+// whether the body will be read at all.
+bool connection::on_head_complete() {
+  exchange& x = *x_;
+  const bool awaits_100 = x.parser.expects_continue() && x.begin == x.end;  // none of the body came yet
+  if (!prepare_request()) {
+    fail(error::bad_target);
+    return false;
+  }
+  const server_options& options = owner_.options();
+  const body_plan plan = router_access::plan_body(owner_.routes(), x.request);
+  const std::uint64_t limit = plan.max_body_bytes != 0 ? plan.max_body_bytes : options.max_body_bytes;
+  x.parser.set_body_limit(limit);
+  if (x.parser.content_length() > limit) {
+    fail(error::body_too_large);
+    return false;
+  }
+  rate_window_start_ = steady::now();
+  rate_window_bytes_ = 0;
+  if (plan.stream) return start_stream(awaits_100);
+  if (!awaits_100) return true;
+  if (!plan.routed) {
+    // Nothing will take the body: answer now (404, 405, ...) and close without reading it.
+    queue_response(owner_.routes().handle(x.request), x.request.method() == stet::method::head, true);
+    return false;
+  }
+  x.output.text() += response_writer::continue_line();
+  return true;
+}
+
+// The handler runs on the head. It takes the body (read_body()) or answers
+// now, before any of the body is read (authentication refusing an upload).
+bool connection::start_stream(bool awaits_100) {
+  hold_head_for_stream();
+  exchange& x = *x_;
+  const server_options& options = owner_.options();
+  ++served_;
+  keep_alive_ = x.parser.keep_alive() && !draining_ &&
+                (options.max_requests_per_connection == 0 || served_ < options.max_requests_per_connection);
+  request_access::set_version(x.request, x.parser.version(), keep_alive_);
+  request_access::set_body(x.request, {});
+  if (owner_.timing()) {
+    handler_start_ = steady::now();
+    record_phase(stet::phase::parse, message_start_time_, handler_start_, &x.request);
+  }
+  response r = router_access::start(owner_.routes(), x.request);
+  if (pending_response* p = response_access::pending(r); p != nullptr && p->body) {
+    upload_ = response_access::take_pending(r);
+    x.parser.set_body_mode(request_parser::body_mode::stream);
+    auto wake = [self = shared_from_this(), guard = asio::make_work_guard(owner_.io())] {
+      asio::post(guard.get_executor(), [self] { self->on_body_resumed(); });
+    };
+    body_sink_access::attach(*upload_->body, std::move(wake));
+    if (awaits_100) x.output.text() += response_writer::continue_line();
+    return true;
+  }
+  // Answered before the body: a client waiting for 100 Continue sends none.
+  const bool keep = !awaits_100 && discard_rest_of_body();
+  if (!keep) keep_alive_ = false;
+  answered_early_ = true;
+  if (response_access::pending(r) != nullptr) {
+    pending_ = response_access::take_pending(r);  // an asynchronous answer: nothing is read meanwhile
+    return false;
+  }
+  answer(std::move(r), x.request);
+  return keep;
+}
+
+// Whether the rest of the body can be read and dropped, keeping the
+// connection; the parser is set to drop it either way.
+bool connection::discard_rest_of_body() noexcept {
+  request_parser& p = x_->parser;
+  p.set_body_mode(request_parser::body_mode::discard);
+  if (p.content_length() == 0) return false;  // chunked: its length is unknown
+  return p.content_length() - p.body_bytes() <= max_discard_bytes;
+}
+
+// The request's views point into the head, so the head must stay put while
+// the body streams: it moves to the buffer's start now, once, with room
+// behind it for body reads (make_room() then never moves it).
+void connection::hold_head_for_stream() {
+  exchange& x = *x_;
+  const std::size_t start = x.parser.message_start();
+  const std::size_t wanted = x.parser.head_end() - start + stream_read_bytes;
+  if (start == 0 && x.capacity >= wanted) return;
+  if (x.capacity < wanted) {
+    // One buffer per streaming connection, given back (freed) with its exchange.
+    std::unique_ptr<char[]> bigger(new char[wanted]);
+    std::memcpy(bigger.get(), x.buffer.get() + start, x.end - start);
+    x.buffer = std::move(bigger);
+    x.capacity = wanted;
+  } else {
+    std::memmove(x.buffer.get(), x.buffer.get() + start, x.end - start);
+  }
+  x.parser.rebase(start);
+  x.begin -= start;
+  x.end -= start;
+  prepare_request();  // the views, again, into the head where it lies now
+}
+
+// A piece goes to the sink; what it says sets the pace.
+bool connection::deliver_piece() {
+  body_flow flow = body_flow::more;
+  try {
+    flow = upload_->body->on_data(x_->parser.piece());
+  } catch (const std::exception& e) {
+    owner_.report_error("body sink", {}, e.what());
+    abort_stream(std::make_error_code(std::errc::operation_canceled));
+    response failed = error_page(status::internal_server_error, x_->request);
+    answer(std::move(failed.close_connection()), x_->request);
+    return false;
+  }
+  switch (flow) {
+    case body_flow::more: settle_body_ = true; return true;
+    case body_flow::pause: body_paused_ = true; return false;
+    case body_flow::answer: end_stream(false); return !close_after_write_ && !pending_;
+  }
+  return true;
+}
+
+// The sink's answer: at the body's end (`complete`), or early, when the rest
+// of the body is discarded.
+void connection::end_stream(bool complete) {
+  const std::shared_ptr<pending_response> state = std::move(upload_);
+  body_sink_access::detach(*state->body);
+  if (!complete) {
+    answered_early_ = true;
+    if (!discard_rest_of_body()) keep_alive_ = false;
+  }
+  response r;
+  try {
+    r = state->body->on_end();
+  } catch (const std::exception& e) {
+    owner_.report_error("body sink", {}, e.what());
+    r = error_page(status::internal_server_error, x_->request);
+  }
+  if (std::shared_ptr<pending_response> later = response_access::take_pending(r)) {
+    // An asynchronous answer: the route's after-hooks go with it.
+    later->afters = std::move(state->afters);
+    later->report = state->report;
+    later->compress = state->compress;
+    pending_ = std::move(later);
+    return;
+  }
+  state->complete(std::move(r));
+  answer(finish_pending(*state, x_->request), x_->request);
+}
+
+void connection::abort_stream(std::error_code why) noexcept {
+  if (!upload_) return;
+  const std::shared_ptr<pending_response> state = std::move(upload_);
+  body_sink_access::detach(*state->body);
+  body_paused_ = false;
+  state->body->on_abort(why);
+}
+
+void connection::on_body_resumed() {
+  if (phase_ == phase::closed || !body_paused_) return;
+  body_paused_ = false;
+  settle_body_ = true;
+  // The time the sink held the body is not the client's: its rate is measured afresh.
+  rate_window_start_ = steady::now();
+  rate_window_bytes_ = 0;
+  phase_ = phase::reading;
+  process();
+}
+
+// Slow-drip protection: each body_rate_window must bring min_body_rate bytes
+// a second at least (a body that stalls outright is the body timeout's).
+bool connection::body_too_slow(std::size_t received, steady::time_point now) noexcept {
+  const server_options& options = owner_.options();
+  if (options.min_body_rate == 0 || !x_->parser.head_done()) return false;
+  rate_window_bytes_ += received;
+  const steady::duration elapsed = now - rate_window_start_;
+  if (elapsed < options.body_rate_window) return false;
+  const double seconds = std::chrono::duration<double>(elapsed).count();
+  const bool slow = static_cast<double>(rate_window_bytes_) < static_cast<double>(options.min_body_rate) * seconds;
+  rate_window_start_ = now;
+  rate_window_bytes_ = 0;
+  return slow;
+}
+
+}  // namespace stet::detail
