@@ -4,7 +4,7 @@ find_package(Threads REQUIRED)
 find_package(Boost 1.81 REQUIRED CONFIG COMPONENTS headers)
 find_package(simdjson 3 REQUIRED CONFIG)
 find_package(fmt 9 REQUIRED CONFIG)
-find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto SSL)
 # Compression (response bodies, request bodies): zlib and zstd ship CMake
 # support (FindZLIB, zstdConfig); brotli only a pkg-config file.
 find_package(ZLIB REQUIRED)

@@ -4,6 +4,7 @@
 #   scripts/install-deps.sh          # build, test, benchmark
 #   scripts/install-deps.sh --fuzz   # and clang with libFuzzer (scripts/fuzz.sh)
 #   scripts/install-deps.sh --tidy   # and clang-tidy with run-clang-tidy (scripts/tidy.sh)
+#   scripts/install-deps.sh --bench  # and nginx with its brotli modules (bench/e2e/compression.sh)
 set -euo pipefail
 
 packages=(
@@ -14,9 +15,16 @@ packages=(
   wrk curl python3
   # the SQLite example's blocking query (examples/sqlite_users, docs/handlers.md)
   libsqlite3-dev
+  # TLS tests and benchmarks: the openssl CLI (s_client, s_time, scripts/self-signed-cert.sh), nginx to compare
+  openssl nginx
   # docs and browser tests: the API reference (scripts/docs.sh), headless
   # Chromium driven over the DevTools protocol (tests/browser/cdp.py)
   doxygen chromium python3-websockets
+  # deployment tests with real peers (tests/deploy/): a reverse proxy, a
+  # layer-4 balancer speaking PROXY v2, systemd-socket-activate
+  haproxy systemd
+  # bench/e2e/upload.sh's cpp-httplib peer (bench/e2e/peers: httplib.h and libcpp-httplib.so)
+  libcpp-httplib-dev
 )
 if [ "${1:-}" = "--fuzz" ]; then
   # libFuzzer and the sanitizer runtimes come with clang's runtime package,
@@ -25,6 +33,10 @@ if [ "${1:-}" = "--fuzz" ]; then
 fi
 if [ "${1:-}" = "--tidy" ]; then
   packages+=(clang-tidy)
+fi
+if [ "${1:-}" = "--bench" ]; then
+  # The compression benchmark's peer: nginx's gzip, and brotli from ngx_brotli.
+  packages+=(nginx libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static)
 fi
 
 missing=()

@@ -4,12 +4,16 @@ GET /plaintext and reading its answer (or, with --silent, sending nothing),
 then keeps them all open and idle and reports how much the resident memory of
 the server processes PIDS grew: (VmRSS after - VmRSS before) / COUNT.
 
-    idle_clients.py PORT COUNT PID [PID...] [--silent]
+    idle_clients.py PORT COUNT PID [PID...] [--silent] [--tls]
+
+With --tls every connection first finishes a TLS handshake (no certificate
+check: loopback only) and its request goes over TLS.
 
 Prints one line: `idle-result count=N before_kb=B after_kb=A per_conn_bytes=P`.
 Only loopback; every socket is closed before it exits."""
 import resource
 import socket
+import ssl
 import sys
 import time
 
@@ -26,8 +30,10 @@ def rss_kb(pids):
     return total
 
 
-def open_one(port, silent):
+def open_one(port, silent, tls):
     s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    if tls is not None:
+        s = tls.wrap_socket(s, server_hostname="localhost")
     if silent:
         return s
     s.sendall(REQUEST)
@@ -43,6 +49,11 @@ def open_one(port, silent):
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     silent = "--silent" in sys.argv
+    tls = None
+    if "--tls" in sys.argv:
+        tls = ssl.create_default_context()
+        tls.check_hostname = False
+        tls.verify_mode = ssl.CERT_NONE
     port, count, pids = int(args[0]), int(args[1]), [int(p) for p in args[2:]]
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY and hard < count + 100 else count + 100, hard))
@@ -51,7 +62,7 @@ def main():
     sockets = []
     try:
         for _ in range(count):
-            sockets.append(open_one(port, silent))
+            sockets.append(open_one(port, silent, tls))
         time.sleep(2)  # let the server settle (accept queue drained, buffers back in pools)
         after = rss_kb(pids)
         # Every connection must still be open (not closed by a timeout or a
@@ -62,7 +73,7 @@ def main():
             try:
                 if s.recv(1) == b"":
                     closed += 1
-            except BlockingIOError:
+            except (BlockingIOError, ssl.SSLWantReadError):
                 pass
         per = (after - before) * 1024 / count
         print(f"idle-result count={count} before_kb={before} after_kb={after} per_conn_bytes={per:.0f} "

@@ -4,6 +4,8 @@
 # each send one keep-alive GET /plaintext, read the answer and then stay open
 # and idle; the server's RSS growth (all its processes) / COUNT is reported.
 # With SILENT=1 the connections send nothing at all (accepted, never spoken).
+# With TLS=1 every connection is HTTPS (a self-signed certificate made for the
+# run; nginx with ssl_session_cache shared:SSL:10m and session tickets on).
 #
 #   bench/e2e/idle_memory.sh                    # stet (build-release) and nginx
 #   COUNT=3000 SERVERS=stet bench/e2e/idle_memory.sh
@@ -38,6 +40,11 @@ fi
 long=600000  # no timeout may close an idle connection during the measurement
 silent=()
 [ "${SILENT:-0}" = 1 ] && silent=(--silent)
+tls_client=()
+if [ "${TLS:-0}" = 1 ]; then
+  "$root/scripts/self-signed-cert.sh" "$tmp/tls" localhost >/dev/null
+  tls_client=(--tls)
+fi
 
 port=$BASE_PORT
 for name in $SERVERS; do
@@ -45,7 +52,15 @@ for name in $SERVERS; do
   case "$name" in
     stet)
       # shellcheck disable=SC2086  # STET_FLAGS is a list of flags
-      "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log \
+      stet_tls=()
+      if [ "${TLS:-0}" = 1 ]; then
+        # The plain listener moves aside; the TLS one takes the measured port.
+        stet_tls=(--tls-cert "$tmp/tls/cert.pem" --tls-key "$tmp/tls/key.pem" --tls-port "$port")
+        port_plain=$((port + 100))
+      else
+        port_plain=$port
+      fi
+      "$stet_bin" --host 127.0.0.1 --port "$port_plain" --threads 1 --no-access-log "${stet_tls[@]}" \
         ${STET_FLAGS---max-connections $((COUNT + 100)) --idle-timeout-ms $long --header-timeout-ms $long} \
         2>>"$tmp/stet.log" &
       server_pid[stet]=$!
@@ -55,6 +70,9 @@ for name in $SERVERS; do
       write_nginx_conf "$tmp/nginx" "$port" on
       sed -i "s/worker_connections [0-9]*;/worker_connections $((COUNT * 2));/; s/^http {/http {\n  keepalive_timeout 600s;\n  client_header_timeout 600s;/" "$tmp/nginx/nginx.conf"
       echo "worker_rlimit_nofile $fds;" >> "$tmp/nginx/nginx.conf"
+      if [ "${TLS:-0}" = 1 ]; then
+        sed -i "s|listen 127.0.0.1:$port;|listen 127.0.0.1:$port ssl;\n    ssl_certificate $tmp/tls/cert.pem;\n    ssl_certificate_key $tmp/tls/key.pem;\n    ssl_session_cache shared:SSL:10m;\n    ssl_session_tickets on;\n    ssl_protocols TLSv1.2 TLSv1.3;|" "$tmp/nginx/nginx.conf"
+      fi
       # shellcheck disable=SC2046
       $(nginx_command "$tmp/nginx") 2>>"$tmp/nginx/stderr.log" &
       server_pid[nginx]=$!
@@ -66,7 +84,7 @@ for name in $SERVERS; do
     sleep 0.3
     mapfile -t pids < <(echo "${server_pid[nginx]}"; pgrep -P "${server_pid[nginx]}")
   fi
-  result="$(python3 "$here/idle_clients.py" "$port" "$COUNT" "${pids[@]}" "${silent[@]}")"
+  result="$(python3 "$here/idle_clients.py" "$port" "$COUNT" "${pids[@]}" "${silent[@]}" "${tls_client[@]}")"
   echo "$name ${result#idle-result }"
   stop_server "$name"
 done

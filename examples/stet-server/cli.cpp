@@ -75,12 +75,19 @@ constexpr std::array number_flags = {
                                                 max_bytes),
     size_flag<&so::max_pipeline_output_bytes>("--max-pipeline-output-bytes", "queued output before parsing pauses", 1,
                                               max_bytes),
+    size_flag<&so::max_connections_per_address>("--max-connections-per-address",
+                                                "connections from one client address; 0: no limit", 0, 10'000'000),
     ms_flag<&so::header_timeout>("--header-timeout-ms", "first byte -> complete head (408)", 1, max_ms),
+    ms_flag<&so::first_byte_timeout>("--first-byte-timeout-ms", "a new connection that sends nothing: closed", 1,
+                                     max_ms),
+    ms_flag<&so::eviction_grace>("--eviction-grace-ms", "at --max-connections: only older ones make room", 0, max_ms),
     ms_flag<&so::idle_timeout>("--idle-timeout-ms", "keep-alive wait for the next request", 1, max_ms),
     ms_flag<&so::body_timeout>("--body-timeout-ms", "longest pause between body reads (408)", 1, max_ms),
     ms_flag<&so::write_timeout>("--write-timeout-ms", "longest wait for a write to progress", 1, max_ms),
     ms_flag<&so::linger_timeout>("--linger-timeout-ms", "reading leftovers before closing", 0, max_ms),
     ms_flag<&so::drain_timeout>("--drain-timeout-ms", "graceful stop: in-flight requests get this long", 0, max_ms),
+    ms_flag<&so::drain_delay>("--drain-delay-ms", "graceful stop: not ready, still serving, this long first", 0,
+                              max_ms),
     ms_flag<&so::handler_timeout>("--handler-timeout-ms", "an asynchronous handler's longest wait (503)", 1, max_ms),
     number_flag{"--offload-threads", "threads of the blocking pool behind /slow (0: refuse all)", 0, 1024,
                 [](so& o, std::uint64_t v) { o.offload_threads = static_cast<unsigned>(v); },
@@ -98,6 +105,24 @@ const number_flag* find_number_flag(std::string_view flag) {
   return nullptr;
 }
 
+bool is_tls_flag(std::string_view flag) {
+  return flag == "--tls-cert" || flag == "--tls-key" || flag == "--tls-port" || flag == "--tls-ticket-key";
+}
+
+// The --tls-* flags; the error in words, empty when `value` was taken.
+std::string set_tls_flag(options& o, std::string_view flag, std::string_view value) {
+  if (flag == "--tls-port") {
+    const auto port = parse_number<unsigned>(value, 0, 65535);
+    if (!port) return fmt::format("--tls-port: '{}' is not a port number (0-65535)", value);
+    o.tls_port = static_cast<std::uint16_t>(*port);
+    return {};
+  }
+  std::string* file = flag == "--tls-cert" ? &o.tls_cert : flag == "--tls-key" ? &o.tls_key : &o.tls_ticket_key;
+  if (value.empty()) return fmt::format("{} needs a file", flag);
+  *file = value;
+  return {};
+}
+
 }  // namespace
 
 std::string usage() {
@@ -105,8 +130,17 @@ std::string usage() {
       "usage: stet-server [--host 127.0.0.1] [--port 8080] [--threads N] [--reuse-port] [--static DIR]\n"
       "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
       "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
-      "                   [--upload-dir DIR] [--max-upload-bytes N]\n"
+      "                   [--tls-cert FILE --tls-key FILE [--tls-port 8443] [--tls-ticket-key FILE]]\n"
+      "                   [--upload-dir DIR] [--max-upload-bytes N] [--no-compression]\n"
+      "                   [--offload-threads N] [--offload-queue N]\n"
+      "                   [--listen ADDR]... [--trusted-proxy CIDR]... [--proxy-protocol]\n"
       "                   [--help] [--version]\n"
+      "  --listen ADDR         HOST:PORT, [V6]:PORT, unix:PATH, fd:N or systemd (repeatable;\n"
+      "                        when given, only these are bound, not --host/--port)\n"
+      "  --trusted-proxy CIDR  believe Forwarded / X-Forwarded-* from these peers (repeatable;\n"
+      "                        an address, a CIDR, or unix)\n"
+      "  --proxy-protocol      every connection starts with a PROXY v1/v2 header (all listeners)\n"
+      "signals: TERM/INT staged stop (drain delay, drain), HUP and USR1 reopen the access log\n"
       "limits and timeouts (defaults are the library's):\n";
   const stet::server_options defaults;
   for (const number_flag& f : number_flags) {
@@ -117,6 +151,7 @@ std::string usage() {
 
 parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
   options o;
+  bool proxy_protocol = false;
   o.server.host = "127.0.0.1";
   o.server.port = 8080;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -127,15 +162,24 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       o.access_log = false;
       continue;
     }
+    if (flag == "--no-compression") {
+      o.compression = false;
+      continue;
+    }
     if (flag == "--reuse-port") {
       o.server.reuse_port = true;
+      continue;
+    }
+    if (flag == "--proxy-protocol") {
+      proxy_protocol = true;
       continue;
     }
     const number_flag* limit = find_number_flag(flag);
     const bool takes_value = limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" ||
                              flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
                              flag == "--secret" || flag == "--access-log" || flag == "--cors-origin" ||
-                             flag == "--upload-dir" || flag == "--max-upload-bytes";
+                             is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes" ||
+                             flag == "--listen" || flag == "--trusted-proxy";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -166,6 +210,8 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     } else if (flag == "--secret") {
       if (value.empty()) return error("--secret must not be empty");
       o.secret = value;
+    } else if (is_tls_flag(flag)) {
+      if (std::string why = set_tls_flag(o, flag, value); !why.empty()) return error(why);
     } else if (flag == "--upload-dir") {
       if (value.empty()) return error("--upload-dir needs a directory");
       o.upload_dir = value;
@@ -175,6 +221,12 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
         return error(
             fmt::format("--max-upload-bytes: '{}' is not a number from 0 to {}", value, std::uint64_t{1} << 50));
       o.max_upload_bytes = *n;
+    } else if (flag == "--listen") {
+      if (value.empty()) return error("--listen needs an address (HOST:PORT, [V6]:PORT, unix:PATH, fd:N, systemd)");
+      o.server.listeners.push_back({std::string(value)});
+    } else if (flag == "--trusted-proxy") {
+      if (value.empty()) return error("--trusted-proxy needs an address, a CIDR or unix");
+      o.server.trusted_proxies.emplace_back(value);
     } else if (flag == "--cors-origin") {
       if (const std::string_view why = stet::cors_origin_error(value); !why.empty()) {
         return error(fmt::format("--cors-origin '{}': {}", value, why));
@@ -185,7 +237,20 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       o.access_log_file = value;
     }
   }
+  if (proxy_protocol) {
+    // Without --listen the one listener is --host/--port: it is the one that
+    // requires the header then.
+    if (o.server.listeners.empty()) o.server.listeners.push_back({default_listen_address(o.server)});
+    for (stet::listen_options& l : o.server.listeners) l.proxy_protocol = true;
+  }
+  if (o.tls_cert.empty() != o.tls_key.empty()) return error("--tls-cert and --tls-key go together");
+  if (!o.tls_ticket_key.empty() && o.tls_cert.empty()) return error("--tls-ticket-key needs --tls-cert and --tls-key");
   return {o, {}, 0};
+}
+
+std::string default_listen_address(const stet::server_options& o) {
+  return o.host.find(':') != std::string::npos ? fmt::format("[{}]:{}", o.host, o.port)
+                                               : fmt::format("{}:{}", o.host, o.port);
 }
 
 }  // namespace stet_server

@@ -19,9 +19,14 @@ struct options {
   unsigned static_revalidate_ms = 0;  // 0: every cache hit is checked with stat(2)
   std::string secret;
   bool access_log = true;
+  bool compression = true;                // --no-compression: off (responses and static files)
   std::string access_log_file;            // empty: standard output
   std::vector<std::string> cors_origins;  // --cors-origin, repeatable; empty: no CORS
-  std::string upload_dir;                 // empty: a private directory made at start
+  std::string tls_cert;                   // --tls-cert: with --tls-key, an HTTPS listener beside the plain one
+  std::string tls_key;
+  std::uint16_t tls_port = 8443;  // --tls-port
+  std::string tls_ticket_key;     // --tls-ticket-key: shared session-ticket keys (80-byte keys)
+  std::string upload_dir;         // empty: a private directory made at start
   std::uint64_t max_upload_bytes = std::uint64_t{8} << 30;
 };
 
@@ -33,5 +38,7 @@ struct parse_outcome {
 
 parse_outcome parse_command_line(const std::vector<std::string_view>& args);
 std::string usage();
+/// `host:port` (`[host]:port` for IPv6): the listener when no --listen is given.
+std::string default_listen_address(const stet::server_options& o);
 
 }  // namespace stet_server

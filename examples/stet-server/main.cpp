@@ -1,5 +1,6 @@
 // stet-server: the bundled example server (its contract is in DESIGN.md).
 
+#include <stet/readiness.hpp>
 #include <stet/signer.hpp>
 #include <stet/static_files.hpp>
 #include <stet/stet.hpp>
@@ -8,18 +9,20 @@
 #include "report.hpp"
 #include "slow.hpp"
 #include "uploads.hpp"
+#include "websocket_routes.hpp"
 
 #include <fmt/format.h>
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <array>
-
+#include <atomic>
 #include <charconv>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -88,6 +91,7 @@ stet::response home_page(stet::static_files& files) {
 <li><a href="/json">/json</a></li>
 <li><a href="/-/versions.json">/-/versions.json</a></li>
 <li><a href="/-/metrics">/-/metrics</a></li>
+<li><a href="/-/status">/-/status</a></li>
 <li><a href="/stream?rows=1000">/stream?rows=1000</a></li>
 <li><a href="/report.json">/report.json</a></li>
 </ul>
@@ -193,9 +197,49 @@ void add_actor_routes(stet::router& routes, stet::route_group& credentialed,
   });
 }
 
+// GET /-/client.json: whom the request came from, as the trusted proxies tell
+// it (the peer itself when none is trusted).
+stet::response client_json(stet::request& req) {
+  return stet::response::json([&req](stet::json::writer& w) {
+    w.begin_object()
+        .member("client", req.client_address_text())
+        .member("scheme", req.scheme())
+        .member("host", req.host())
+        .end_object();
+  });
+}
+
+// SIGHUP's TLS half: re-read the certificate and key files. A reload that
+// fails keeps the certificates being served.
+void reload_tls_certificates(stet::server& server) {
+  const stet::start_error reloaded = server.reload_tls();
+  std::fprintf(stderr, "stet-server: SIGHUP: %s\n",
+               reloaded ? reloaded.message().c_str() : "TLS certificate and key files reloaded");
+}
+
+// Signals are taken here, on a thread of their own, while main() waits for the
+// server: TERM/INT begin the staged stop, HUP and USR1 reopen the access log
+// (logrotate's postrotate), HUP also reloads TLS.
+void handle_signals(const sigset_t& set, stet::server& server, const std::atomic<bool>& exiting) {
+  for (;;) {
+    int received = 0;
+    if (sigwait(&set, &received) != 0 || exiting.load()) return;
+    if (received == SIGHUP || received == SIGUSR1) {
+      if (const stet::start_error failed = server.reopen_access_log()) {
+        std::fprintf(stderr, "stet-server: cannot reopen the access log: %s\n", failed.message().c_str());
+      }
+      if (received == SIGHUP) reload_tls_certificates(server);
+      continue;
+    }
+    std::fprintf(stderr, "stet-server: %s received, draining\n", received == SIGINT ? "SIGINT" : "SIGTERM");
+    server.stop();
+  }
+}
+
 stet::router make_routes(const stet_server::options& o, const std::string& upload_dir,
                          const std::shared_ptr<stet::metrics>& metrics,
-                         const std::shared_ptr<stet::static_files>& files, std::shared_ptr<const stet::signer> signer) {
+                         const std::shared_ptr<stet::static_files>& files, std::shared_ptr<const stet::signer> signer,
+                         const std::shared_ptr<stet::readiness>& ready) {
   stet::router routes;
   cors_groups cors = make_cors_groups(routes, o.cors_origins);
   add_actor_routes(routes, cors.credentialed, std::move(signer));
@@ -209,16 +253,20 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
   routes.get("/", [files](stet::request&) { return home_page(*files); });
   routes.get("/favicon.ico", [files](stet::request& req) { return files->respond(req, "favicon.ico"); });
   routes.get("/-/metrics", [metrics](stet::request&) { return metrics->respond(); });
+  stet::mount_status(routes, "/-/status", metrics);  // and /-/status.json
   routes.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
   cors.open.get("/json", [](stet::request&) {
     return stet::response::json(
         [](stet::json::writer& w) { w.begin_object().member("message", "Hello, World!").end_object(); });
   });
   routes.get("/healthz", [](stet::request&) { return stet::response::text("ok"); });
+  routes.get("/-/ready", [ready](stet::request&) { return ready->respond(); });
+  routes.get("/-/client.json", client_json);
   routes.get("/stream", csv_stream);
   stet_server::add_report_routes(routes);
   stet_server::add_slow_route(routes);
   stet_server::add_upload_routes(routes, {upload_dir, o.max_upload_bytes});
+  stet_server::add_websocket_routes(routes);
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   // A non-integer id does not match the route: 404. Written straight into the
@@ -227,6 +275,23 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
     return stet::response::json([id](stet::json::writer& w) { w.begin_object().member("id", id).end_object(); });
   });
   return routes;
+}
+
+// --tls-cert: the plain listeners (--listen, or --host and --port) and an
+// HTTPS one beside them (--tls-port), serving the same routes.
+void add_tls_listener(const stet_server::options& o, stet::server_options& options) {
+  if (o.tls_cert.empty()) return;
+  auto tls = std::make_shared<stet::tls_options>();
+  tls->certificates.push_back({o.tls_cert, o.tls_key, {}, {}});
+  tls->ticket_key_file = o.tls_ticket_key;
+  const auto address = [&](std::uint16_t port) {
+    return options.host.find(':') != std::string::npos ? fmt::format("[{}]:{}", options.host, port)
+                                                       : fmt::format("{}:{}", options.host, port);
+  };
+  if (options.listeners.empty()) options.listeners.push_back({address(options.port)});  // else --listen's
+  stet::listen_options secure{address(o.tls_port)};
+  secure.tls = std::move(tls);
+  options.listeners.push_back(std::move(secure));
 }
 
 }  // namespace
@@ -240,30 +305,36 @@ int main(int argc, char** argv) {
   }
   const stet_server::options& o = *cli.parsed;
 
-  // SIGINT/SIGTERM are taken by sigwait() below, so the worker threads (which
-  // inherit this mask) are never interrupted by them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // These are taken by sigwait() in handle_signals(), so the worker threads
+  // (which inherit this mask) are never interrupted by them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaddset(&signals, s);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   stet::server_options options = o.server;
   options.access_log.enabled = o.access_log;
   options.access_log.path = o.access_log_file;
   options.access_log.format = stet::access_log_format::combined;
+  // On by default here (the library's default is off, for BREACH): no answer
+  // of this server puts a secret next to attacker-chosen input in its body.
+  options.compression.enabled = o.compression;
   options.metrics = std::make_shared<stet::metrics>();
+  options.readiness = std::make_shared<stet::readiness>();
   // The library reports; the example server chooses stderr.
   options.error_reporter = [](const stet::server_error& e) {
     std::fprintf(stderr, "stet-server: %.*s: %.*s\n", static_cast<int>(e.where.size()), e.where.data(),
                  static_cast<int>(e.detail.size()), e.detail.data());
   };
 
+  add_tls_listener(o, options);
+
   std::shared_ptr<stet::static_files> files;
   try {
     stet::static_options static_options;
     static_options.url_prefix = o.static_prefix + "/";
     static_options.revalidate_interval = std::chrono::milliseconds(o.static_revalidate_ms);
+    static_options.compression = options.compression;
     files =
         std::make_shared<stet::static_files>(o.static_dir.empty() ? STET_EXAMPLE_SITE : o.static_dir, static_options);
   } catch (const std::exception& e) {
@@ -278,19 +349,29 @@ int main(int argc, char** argv) {
   if (o.upload_dir.empty()) std::fprintf(stderr, "stet-server: uploads go to %s\n", uploads.path.c_str());
   stet::report_metrics(*options.metrics, files);
   auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{actor_secret(o.secret)}, "actor-cookie");
-  stet::server server(make_routes(o, uploads.path, options.metrics, files, std::move(signer)), options);
+  stet::server server(make_routes(o, uploads.path, options.metrics, files, std::move(signer), options.readiness),
+                      options);
   if (const stet::start_error failed = server.start()) {
     std::fprintf(stderr, "stet-server: cannot start: %s\n", failed.message().c_str());
+    if (o.upload_dir.empty()) stet_server::remove_upload_dir(uploads.path);
     return 1;
   }
 
-  std::fprintf(stderr, "stet-server: listening on http://%s:%u/\n", options.host.c_str(), server.port());
+  if (options.listeners.empty()) {
+    std::fprintf(stderr, "stet-server: listening on http://%s:%u/\n", options.host.c_str(), server.port());
+  }
+  for (std::size_t i = 0; i < options.listeners.size(); ++i) {
+    const stet::listen_options& l = options.listeners[i];
+    std::fprintf(stderr, "stet-server: listening on %s (port %u)%s\n", l.address.c_str(), server.port(i),
+                 l.proxy_protocol ? ", PROXY protocol" : "");
+  }
 
-  int received = 0;
-  sigwait(&stop_signals, &received);
-  std::fprintf(stderr, "stet-server: %s received, draining\n", received == SIGINT ? "SIGINT" : "SIGTERM");
-  server.stop();
+  std::atomic<bool> exiting{false};
+  std::thread signal_thread([&] { handle_signals(signals, server, exiting); });
   server.wait();
+  exiting = true;
+  pthread_kill(signal_thread.native_handle(), SIGTERM);  // ends its sigwait()
+  signal_thread.join();
   // The private upload directory made at start goes with the process; one given by --upload-dir stays.
   if (o.upload_dir.empty()) stet_server::remove_upload_dir(uploads.path);
   std::fprintf(stderr, "stet-server: stopped\n");

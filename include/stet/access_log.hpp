@@ -23,6 +23,10 @@ struct access_log_options {
   /// Keep one request in N (1 keeps all). Decided before any formatting; 5xx
   /// answers are always kept.
   unsigned sample_one_in = 1;
+  /// Add the TLS protocol version and cipher of the connection to each line
+  /// (`TLSv1.3 TLS_AES_128_GCM_SHA256` at the end of a text line, `- -` over
+  /// plain HTTP; `"tls_protocol"` and `"tls_cipher"` in JSON, null over plain HTTP).
+  bool tls_fields = false;
 };
 
 }  // namespace stet

@@ -90,6 +90,10 @@ class metrics : public std::enable_shared_from_this<metrics> {
   /// Adds samples computed at read time (e.g. a cache's hit/miss counters).
   /// The collector runs on the thread that reads the metrics.
   void add_collector(std::function<void(std::vector<metric_sample>&)> collect);
+  /// Adds families that samples cannot express (histograms): `append` writes
+  /// whole families, HELP and TYPE lines included, in the exposition format.
+  /// It runs on the thread that reads the metrics, after every other family.
+  void add_text_collector(std::function<void(std::string&)> append);
 
  private:
   friend struct detail::metrics_access;  // each worker registers its counters while it runs
@@ -97,6 +101,7 @@ class metrics : public std::enable_shared_from_this<metrics> {
   mutable std::mutex mutex_;  // guards the lists below; never taken on the request path
   std::vector<const detail::worker_counters*> workers_;
   std::vector<std::function<void(std::vector<metric_sample>&)>> collectors_;
+  std::vector<std::function<void(std::string&)>> text_collectors_;
 };
 
 /// Receives span boundaries for requests and their phases. Install one in

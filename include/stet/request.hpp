@@ -3,6 +3,7 @@
 /// stet::request: a read-only view of one parsed HTTP request.
 
 #include <stet/cookies.hpp>
+#include <stet/detail/client_origin.hpp>
 #include <stet/endpoint.hpp>
 #include <stet/form.hpp>
 #include <stet/headers.hpp>
@@ -22,6 +23,7 @@ struct request_access;
 }
 
 class signer;
+struct tls_info;
 
 /// A parsed request. Every view points into the connection's buffers and stays
 /// valid until the handler returns; copy what must live longer.
@@ -44,15 +46,44 @@ class request {
   std::string_view raw_path() const noexcept { return raw_path_; }
   /// The query string after '?', undecoded; empty when absent.
   std::string_view query_string() const noexcept { return query_; }
-  /// The Host header, or the authority of an absolute-form target (RFC 9112 3.2.2).
-  std::string_view host() const noexcept { return host_; }
+  /// The host the client asked for: the Host header, or the authority of an
+  /// absolute-form target (RFC 9112 3.2.2); behind a trusted proxy (see
+  /// client_address()), the host it forwarded, when it names a valid one.
+  std::string_view host() const noexcept { return trust_ == nullptr ? host_ : origin().host(); }
   /// HTTP version: 10 for HTTP/1.0, 11 for HTTP/1.1.
   unsigned version() const noexcept { return version_; }
   /// Whether the connection stays open after this request's response.
   bool keep_alive() const noexcept { return keep_alive_; }
   /// The connection's peer: the socket's remote address (for a unix-domain
   /// socket, endpoint::family::unix_socket; none for an in-memory request).
+  /// On a listener with PROXY protocol, the source address its header carried.
   const endpoint& remote_endpoint() const noexcept { return remote_ != nullptr ? *remote_ : no_endpoint_; }
+  /// Whether the request arrived over TLS on this server's own socket (a
+  /// listen_options::tls listener). It says nothing of a proxy in front:
+  /// forwarded headers are not consulted.
+  bool is_secure() const noexcept { return tls_ != nullptr; }
+  /// What the connection's TLS session negotiated (protocol, cipher, SNI name,
+  /// verified client certificate subject, resumption; <stet/tls.hpp>); null
+  /// over plain HTTP. Valid as long as the request.
+  const tls_info* tls() const noexcept { return tls_; }
+
+  // The client behind trusted proxies (server_options::trusted_proxies). When
+  // the peer is not one (always, with the default empty list), these are the
+  // peer, the connection's scheme and the Host. When it is, they come from
+  // Forwarded (RFC 7239), or else X-Forwarded-For / -Proto / -Host: the
+  // right-most address that is not itself trusted. Read on first use of any
+  // of them, then kept for the rest of the request; never allocates.
+
+  /// The client's address: remote_endpoint(), or what trusted proxies say
+  /// (with the port they gave, often 0); family none when a trusted proxy hid
+  /// the client (`for=unknown`, `for=_hidden`).
+  const endpoint& client_address() const noexcept { return trust_ == nullptr ? remote_endpoint() : origin().address(); }
+  /// client_address() as text: "192.0.2.1", "2001:db8::1" (no brackets, no
+  /// port), "unix" for a unix-socket peer, or a hidden client's identifier as
+  /// sent ("unknown", "_hidden"). A view into this request.
+  std::string_view client_address_text() const noexcept { return origin().address_text(); }
+  /// "http" or "https": the connection's own, or the one a trusted proxy forwarded.
+  std::string_view scheme() const noexcept { return trust_ == nullptr ? scheme_ : origin().scheme(); }
 
   /// The first field named `name` (ASCII case-insensitive); nullopt when absent.
   std::optional<std::string_view> header(std::string_view name) const noexcept;
@@ -108,6 +139,8 @@ class request {
   const cookie_jar& build_cookies() const;
   const form_data& build_query() const;
   const form_result& build_form() const;
+  const detail::client_origin& origin() const noexcept { return origin_resolved_ ? origin_ : resolve_origin(); }
+  const detail::client_origin& resolve_origin() const noexcept;
 
   stet::method method_ = stet::method::get;
   bool keep_alive_ = true;
@@ -122,7 +155,12 @@ class request {
   std::span<const header_field> fields_;
   std::pmr::memory_resource* arena_ = std::pmr::new_delete_resource();
   const endpoint* remote_ = nullptr;
+  const tls_info* tls_ = nullptr;
   static constexpr endpoint no_endpoint_{};
+  const detail::proxy_trust* trust_ = nullptr;  // null: nobody is trusted (shared, immutable)
+  std::string_view scheme_ = "http";            // the connection's
+  mutable detail::client_origin origin_;        // valid while origin_resolved_
+  mutable bool origin_resolved_ = false;
   route_params params_;
 
   // Memo slots: null until first use; the objects live in *arena_ and are

@@ -21,6 +21,7 @@ namespace stet {
 namespace detail {
 class pending_response;
 struct response_access;
+struct websocket_upgrade;
 }  // namespace detail
 
 class signer;
@@ -181,6 +182,8 @@ class response {
   stream_producer producer_;
   // Set only while an asynchronous handler has not answered yet (see responder).
   std::shared_ptr<detail::pending_response> pending_;
+  // Set only on the 101 of an accepted WebSocket upgrade: the session to start.
+  std::shared_ptr<detail::websocket_upgrade> upgrade_;
 
   static response json_failure(stet::json::errc e);
   static response typed(std::string_view content_type, std::string_view body, stet::status s);

@@ -178,6 +178,13 @@ class router : public detail::routing_api<router> {
   /// Fails when the name is unknown, an argument is missing, unknown or does not
   /// fit its parameter's class.
   built_url url_for(std::string_view name, std::initializer_list<url_arg> args = {}) const;
+  /// url_for() as an absolute URL for the client of `req`: `req.scheme()`
+  /// "://" `req.host()` then the path, so behind a trusted proxy it names the
+  /// origin the client used (for a Location, a link in a mail). Fails like
+  /// url_for(), or when the request has no host. stet's own redirects
+  /// (trailing slash, static directories) send a path-only Location, which
+  /// the client resolves against the URL it used, so they need no proxy trust.
+  built_url url_for(const request& req, std::string_view name, std::initializer_list<url_arg> args = {}) const;
 
   /// Called with the exception text when a handler or hook throws. Without
   /// one, a server reports it to its server_options::error_reporter (as a

@@ -4,6 +4,7 @@
 
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
+#include <stet/websocket_message.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -57,8 +58,11 @@ class server {
   start_error start();
   /// start(), then wait(). @throws std::system_error when start() fails.
   void run();
-  /// Graceful stop: stop accepting, close idle connections, let in-flight requests
-  /// finish until drain_timeout, then close the rest. Thread-safe; returns at once.
+  /// Graceful stop, in stages: readiness turns false at once (ready(),
+  /// server_options::readiness) while accepting and serving go on for
+  /// drain_delay; then accepting stops, idle connections close, in-flight
+  /// requests finish (answered with `Connection: close`) until drain_timeout;
+  /// then the rest are closed. Thread-safe, returns at once; later calls do nothing.
   void stop() noexcept;
   /// Blocks until every worker has finished.
   void wait();
@@ -71,6 +75,30 @@ class server {
   std::uint16_t port(std::size_t index) const noexcept;
   /// Connections open right now, over all workers.
   std::size_t open_connections() const noexcept;
+  /// Whether the server is started and no stop has begun (what a readiness
+  /// probe reports; liveness stays true until the process exits).
+  bool ready() const noexcept;
+  /// Reopens the access log file by its path (after logrotate moved it away):
+  /// lines written from then on go to the new file. Thread-safe. Nothing to do
+  /// (no error) when the log is off or goes to standard output; on failure the
+  /// old file is kept and the error says why.
+  start_error reopen_access_log();
+
+  /// Sends `message` to every WebSocket subscribed to `topic` (see
+  /// websocket::subscribe()), on every worker: the frame is built once and
+  /// shared, and delivered asynchronously (this returns at once). Whether any
+  /// worker had subscribers. Thread-safe; nothing happens before start().
+  /// @throws std::bad_alloc
+  bool publish(std::string_view topic, std::string_view message, message_kind kind = message_kind::text);
+
+  /// Re-reads the certificate, key, client CA and ticket key files of every
+  /// TLS listener (listen_options::tls) and builds new contexts from them. New
+  /// handshakes use the new contexts; connections already open keep theirs.
+  /// All or nothing: when any file cannot be used (missing, unparsable, a key
+  /// that does not match its certificate, an expired certificate) nothing is
+  /// replaced and the error names the file and the reason. Thread-safe (e.g.
+  /// from a SIGHUP handler thread); an error before start().
+  start_error reload_tls();
 
  private:
   std::unique_ptr<detail::server_core> core_;

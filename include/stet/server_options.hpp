@@ -18,7 +18,9 @@
 namespace stet {
 
 class metrics;
+class readiness;
 class tracer;
+struct tls_options;
 
 /// Something that went wrong outside any request, so no client can be told:
 /// an accept that failed, a stream producer that threw.
@@ -32,7 +34,13 @@ struct server_error {
 struct listen_options {
   /// "HOST:PORT" with an IPv4 literal, "[V6]:PORT" ("[::]:PORT" also takes
   /// IPv4 clients), or "unix:PATH" for a unix-domain socket. Port 0 picks a
-  /// free port (see server::port()).
+  /// free port (see server::port()). Sockets already listening, passed by
+  /// systemd socket activation (LISTEN_PID/LISTEN_FDS): "fd:N" takes
+  /// descriptor N as it is (TCP or unix, never re-bound or unlinked);
+  /// "systemd" stands for every passed socket, "systemd:NAME" for those named
+  /// NAME (FileDescriptorName=), each becoming one listener in this place of
+  /// the list (start() fails when none was passed). Inherited sockets are
+  /// shared by the workers round-robin, whatever reuse_port says.
   std::string address;
   /// A unix socket's file permissions. A stale socket file left by a crashed
   /// run is replaced; one another process still listens on is an error.
@@ -40,6 +48,10 @@ struct listen_options {
   /// Every connection must start with a PROXY protocol (v1 or v2) header, as a
   /// layer-4 balancer sends; one that does not is closed.
   bool proxy_protocol = false;
+  /// Serve HTTPS on this address with these settings (<stet/tls.hpp>); null,
+  /// the default, serves plain HTTP. The options are read once, at start();
+  /// server::reload_tls() re-reads the files they name.
+  std::shared_ptr<const tls_options> tls{};
 };
 
 /// Everything a server can be told before start(). Defaults suit a public-facing
@@ -59,7 +71,16 @@ struct server_options {
   /// client is always the socket's peer. A bad entry makes start() fail.
   std::vector<std::string> trusted_proxies;
 
-  std::size_t max_connections = 10000;                 ///< beyond this, accepting pauses until one closes
+  /// Connections open at once, over all workers and listeners. At the limit a
+  /// new client makes room: the connection that has waited longest without
+  /// sending a complete request is closed (else the oldest idle keep-alive);
+  /// only when every connection is busy does accepting pause until one closes.
+  std::size_t max_connections = 10000;
+  /// Connections open at once from one client address (remote_endpoint(),
+  /// after PROXY protocol); beyond it a new one is closed at once. 0 (the
+  /// default): no limit. Trusted proxies (trusted_proxies) and unix-socket
+  /// peers are exempt: a proxy carries many clients.
+  std::size_t max_connections_per_address = 0;
   std::size_t max_header_bytes = 16 * 1024;            ///< request line + header section; over it: 431
   std::size_t max_target_bytes = 8 * 1024;             ///< request-target; over it: 414
   std::size_t max_header_count = 100;                  ///< header fields; over it: 431
@@ -67,14 +88,26 @@ struct server_options {
   std::size_t max_requests_per_connection = 0;         ///< 0 means unlimited
   std::size_t max_pipeline_output_bytes = 256 * 1024;  ///< pending output before parsing pauses
 
-  std::chrono::milliseconds header_timeout{10'000};  ///< accept or first byte -> complete head; 408
-  std::chrono::milliseconds idle_timeout{5'000};     ///< keep-alive wait for the next request; silent close
-  std::chrono::milliseconds body_timeout{30'000};    ///< longest pause between body reads; 408
+  std::chrono::milliseconds header_timeout{10'000};  ///< a request's first byte -> complete head; 408
+  /// A new connection that has sent nothing yet (not even a PROXY header):
+  /// closed silently after this, well before header_timeout.
+  std::chrono::milliseconds first_byte_timeout{5'000};
+  /// At max_connections only a connection that has waited at least this long
+  /// (for its first byte, the rest of its head, or its next request) may be
+  /// closed to make room: a younger one is likely a client whose request is
+  /// on its way. With none old enough, accepting pauses until one closes.
+  std::chrono::milliseconds eviction_grace{1'000};
+  std::chrono::milliseconds idle_timeout{5'000};   ///< keep-alive wait for the next request; silent close
+  std::chrono::milliseconds body_timeout{30'000};  ///< longest pause between body reads; 408
   std::size_t min_body_rate = 1024;  ///< slow drip: body bytes a second at least, per body_rate_window (0: none); 408
   std::chrono::milliseconds body_rate_window{10000};  ///< the window min_body_rate is averaged over
   std::chrono::milliseconds write_timeout{30'000};    ///< longest a response write may take; close
   std::chrono::milliseconds linger_timeout{2'000};    ///< draining unread input before closing after an error
   std::chrono::milliseconds drain_timeout{10'000};    ///< graceful stop: in-flight requests get this long
+  /// Graceful stop's first stage: readiness turns false at once, but the server
+  /// keeps accepting and serving for this long, while balancers notice; then
+  /// accepting stops and drain_timeout begins. 0 (the default): no delay.
+  std::chrono::milliseconds drain_delay{0};
   /// The longest wait for an asynchronous handler's responder::send() or a
   /// suspended coroutine handler's co_return; then 503 and close (the
   /// coroutine is cancelled).
@@ -94,6 +127,9 @@ struct server_options {
 
   /// Where the server counts requests, connections and phase timings; null counts nothing.
   std::shared_ptr<stet::metrics> metrics;
+  /// Told when the server is ready (start) and when it stops being (a stop
+  /// began), for a readiness route; null: nobody is told (see server::ready()).
+  std::shared_ptr<stet::readiness> readiness;
   /// Receives phase spans; null (the default) costs one branch per request.
   std::shared_ptr<stet::tracer> tracer;
   /// Adds `Server-Timing: parse;dur=..., handler;dur=...` to every response.

@@ -3,6 +3,7 @@
 /// stet::static_files: serves a directory tree, small files from a
 /// stat-validated memory cache, large ones with sendfile(2).
 
+#include <stet/compression.hpp>
 #include <stet/metrics.hpp>
 #include <stet/request.hpp>
 #include <stet/response.hpp>
@@ -59,24 +60,37 @@ struct static_options {
   bool default_favicon = true;
   /// What static_url() puts before the relative path.
   std::string url_prefix = "/static/";
+  /// Compressed variants (off unless compression.enabled; stet-server copies
+  /// its server_options::compression here). When no precompressed sibling is
+  /// served, a file held in memory whose type is on compression.media_types and
+  /// whose size is at least compression.min_bytes is sent in the coding the
+  /// client prefers among compression.codings, compressed once per file
+  /// version (inline up to 128 KiB, on a background thread above; identity
+  /// until it is ready) and kept with the entry under cache_budget. Static
+  /// answers are never compressed by the server's own compression step, so a
+  /// cache hit never compresses. Files sent with sendfile get no variant.
+  compression_settings compression;
 };
 
 /// Counters since construction; each is a sum over the cache's shards, read
 /// without stopping the world (a snapshot, not a transaction).
 struct static_stats {
-  std::uint64_t hits = 0;           ///< answered from a cache entry whose identity still matched
-  std::uint64_t misses = 0;         ///< no entry, or the entry's file had changed: opened (and read) again
-  std::uint64_t revalidations = 0;  ///< hits checked with a stat (the others were inside revalidate_interval)
-  std::uint64_t invalidations = 0;  ///< entries found changed or vanished on a stat
-  std::uint64_t evictions = 0;      ///< entries dropped for the byte budget or the entry limit
-  std::uint64_t reads = 0;          ///< files read whole into memory
-  std::uint64_t hashes = 0;         ///< content hashes computed (SHA-256)
-  std::uint64_t hash_hits = 0;      ///< content hashes asked for and already known for the file's identity
-  std::uint64_t refused = 0;        ///< paths refused: traversal, encoded slash, symlink escape, non-regular file
-  std::uint64_t not_modified = 0;   ///< 304 answers
-  std::uint64_t partial = 0;        ///< 206 answers
-  std::uint64_t bytes_cached = 0;   ///< bytes of file contents held now (the running counter)
-  std::uint64_t entries = 0;        ///< entries held now
+  std::uint64_t hits = 0;            ///< answered from a cache entry whose identity still matched
+  std::uint64_t misses = 0;          ///< no entry, or the entry's file had changed: opened (and read) again
+  std::uint64_t revalidations = 0;   ///< hits checked with a stat (the others were inside revalidate_interval)
+  std::uint64_t invalidations = 0;   ///< entries found changed or vanished on a stat
+  std::uint64_t evictions = 0;       ///< entries dropped for the byte budget or the entry limit
+  std::uint64_t reads = 0;           ///< files read whole into memory
+  std::uint64_t hashes = 0;          ///< content hashes computed (SHA-256)
+  std::uint64_t hash_hits = 0;       ///< content hashes asked for and already known for the file's identity
+  std::uint64_t refused = 0;         ///< paths refused: traversal, encoded slash, symlink escape, non-regular file
+  std::uint64_t not_modified = 0;    ///< 304 answers
+  std::uint64_t partial = 0;         ///< 206 answers
+  std::uint64_t bytes_cached = 0;    ///< bytes of file contents held now (the running counter)
+  std::uint64_t entries = 0;         ///< entries held now
+  std::uint64_t variant_hits = 0;    ///< answers sent from a compressed variant already made
+  std::uint64_t variant_misses = 0;  ///< compressed variants made (once per file version and coding)
+  std::uint64_t variant_bytes = 0;   ///< bytes of compressed variants held now (part of bytes_cached)
 };
 
 /// Serves the files below one root directory. One object is shared by every

@@ -11,6 +11,7 @@
 #include <stet/error.hpp>
 #include <stet/form.hpp>
 #include <stet/headers.hpp>
+#include <stet/https.hpp>
 #include <stet/json_body.hpp>
 #include <stet/method.hpp>
 #include <stet/metrics.hpp>
@@ -18,6 +19,7 @@
 #include <stet/multipart_form.hpp>
 #include <stet/offload.hpp>
 #include <stet/promise.hpp>
+#include <stet/readiness.hpp>
 #include <stet/request.hpp>
 #include <stet/responder.hpp>
 #include <stet/response.hpp>
@@ -30,7 +32,10 @@
 #include <stet/sleep.hpp>
 #include <stet/static_files.hpp>
 #include <stet/status.hpp>
+#include <stet/status_page.hpp>
 #include <stet/task.hpp>
 #include <stet/test_request.hpp>
+#include <stet/tls.hpp>
 #include <stet/upload_file.hpp>
 #include <stet/versions.hpp>
+#include <stet/websocket.hpp>

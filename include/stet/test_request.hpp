@@ -5,10 +5,12 @@
 
 #include <stet/method.hpp>
 #include <stet/request.hpp>
+#include <stet/tls.hpp>
 
 #include <array>
 #include <cstddef>
 #include <deque>
+#include <memory>
 #include <memory_resource>
 #include <string>
 #include <string_view>
@@ -33,6 +35,17 @@ class test_request {
   test_request& header(std::string_view name, std::string_view value);
   /// Sets the body.
   test_request& body(std::string_view bytes);
+  /// Sets the connection's peer (request::remote_endpoint(); none by default).
+  test_request& peer(const endpoint& e);
+  /// Sets the connection's own scheme ("http" by default; "https" as over TLS).
+  test_request& scheme(std::string_view s);
+  /// Trusts these proxies as server_options::trusted_proxies would, so
+  /// client_address(), scheme() and host() read the forwarded fields.
+  /// @throws std::invalid_argument naming the first bad entry.
+  test_request& trusted_proxies(const std::vector<std::string>& entries);
+  /// Marks the request as received over TLS that negotiated `info` (copied;
+  /// its views must outlive this object): request::is_secure() is then true.
+  test_request& tls(const tls_info& info);
 
   /// Frees what the router and handlers put in the request's arena, as the
   /// connection does after each response; views into it become invalid and the
@@ -52,6 +65,10 @@ class test_request {
   std::string body_;
   std::deque<std::string> strings_;  // header names and values; a deque keeps their addresses
   std::vector<header_field> fields_;
+  endpoint peer_;
+  std::string scheme_ = "http";
+  std::shared_ptr<const detail::proxy_trust> trust_;
+  tls_info tls_;
   stet::request request_;
 };
 

@@ -47,7 +47,7 @@ void response_writer::append_head(std::string& out, const response& r, const fra
   out += r.header_block();
   if (how.chunked) {
     out += "Transfer-Encoding: chunked\r\n";
-  } else if (!status_forbids_body(r.status()) && !r.is_stream()) {
+  } else if (!status_forbids_body(r.status()) && !r.is_stream() && !how.no_content_length) {
     std::array<char, 24> digits{};
     const auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), r.content_length());
     out += "Content-Length: ";

@@ -17,6 +17,7 @@ struct framing {
   bool close = false;              ///< send Connection: close
   bool keep_alive_http10 = false;  ///< an HTTP/1.0 keep-alive: say so explicitly
   bool chunked = false;            ///< a streamed body in chunked coding (no Content-Length)
+  bool no_content_length = false;  ///< HEAD of a compressed variant: its length is unknown, so none is sent
 };
 
 class response_writer {

@@ -7,7 +7,7 @@
 namespace stet::detail {
 
 access_log::access_log(access_log_sink* sink, const access_log_options& options) noexcept
-    : sink_(sink), format_(options.format), sample_one_in_(options.sample_one_in) {}
+    : sink_(sink), format_(options.format), sample_one_in_(options.sample_one_in), tls_fields_(options.tls_fields) {}
 
 // Formatted once per second, like the Date header.
 std::string_view access_log::clf_time() {
@@ -43,6 +43,26 @@ void access_log::append_escaped(std::string_view text, bool json) {
   }
 }
 
+// The names come from OpenSSL's own tables, never from the client: no escaping.
+void access_log::append_tls(const access_record& r) {
+  if (!tls_fields_) return;
+  const bool secure = !r.tls_protocol.empty();
+  if (format_ == access_log_format::json) {
+    if (secure) {
+      fmt::format_to(std::back_inserter(batch_), R"(,"tls_protocol":"{}","tls_cipher":"{}")", r.tls_protocol,
+                     r.tls_cipher);
+    } else {
+      batch_ += R"(,"tls_protocol":null,"tls_cipher":null)";
+    }
+    return;
+  }
+  if (secure) {
+    fmt::format_to(std::back_inserter(batch_), " {} {}", r.tls_protocol, r.tls_cipher);
+  } else {
+    batch_ += " - -";
+  }
+}
+
 void access_log::append(const access_record& r) {
   if (sink_ == nullptr) return;
   const std::string_view version = r.version == 10 ? "HTTP/1.0" : "HTTP/1.1";
@@ -57,7 +77,9 @@ void access_log::append(const access_record& r) {
     append_escaped(r.referer, true);
     batch_ += R"(","user_agent":")";
     append_escaped(r.user_agent, true);
-    batch_ += "\"}\n";
+    batch_ += '"';
+    append_tls(r);
+    batch_ += "}\n";
   } else {
     fmt::format_to(out, "{} - - [{}] \"", r.remote, time);
     append_escaped(r.method, false);
@@ -71,6 +93,7 @@ void access_log::append(const access_record& r) {
       append_escaped(r.user_agent.empty() ? "-" : r.user_agent, false);
       batch_ += '"';
     }
+    append_tls(r);
     batch_ += '\n';
   }
   if (batch_.size() >= batch_bytes) flush();

@@ -23,6 +23,8 @@ struct access_record {
   std::uint64_t bytes = 0;  ///< body bytes sent
   std::string_view referer;
   std::string_view user_agent;
+  std::string_view tls_protocol;  ///< empty over plain HTTP
+  std::string_view tls_cipher;
 };
 
 class access_log {
@@ -48,10 +50,12 @@ class access_log {
  private:
   std::string_view clf_time();
   void append_escaped(std::string_view text, bool json);
+  void append_tls(const access_record& r);
 
   access_log_sink* sink_;
   access_log_format format_;
   unsigned sample_one_in_;
+  bool tls_fields_;
   std::uint64_t sampled_ = 0;
   std::string batch_;
   std::time_t time_second_ = -1;

@@ -6,10 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <utility>
 
 namespace stet::detail {
 
-access_log_sink::access_log_sink(const std::string& path) {
+access_log_sink::access_log_sink(const std::string& path) : path_(path) {
   if (path.empty()) {
     fd_ = STDOUT_FILENO;
   } else {
@@ -31,6 +32,20 @@ access_log_sink::~access_log_sink() {
   wake_.notify_one();
   thread_.join();
   if (owns_fd_) ::close(fd_);
+  if (reopened_fd_ >= 0) ::close(reopened_fd_);
+}
+
+std::error_code access_log_sink::reopen() {
+  if (!owns_fd_) return {};
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return {errno, std::generic_category()};
+  {
+    std::lock_guard lock(mutex_);
+    if (reopened_fd_ >= 0) ::close(reopened_fd_);
+    reopened_fd_ = fd;
+  }
+  wake_.notify_one();
+  return {};
 }
 
 void access_log_sink::submit(std::string&& batch) {
@@ -57,7 +72,12 @@ void access_log_sink::run() {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty() || reopened_fd_ >= 0; });
+      // Only this thread writes to fd_, so the old file is closed between two batches.
+      if (reopened_fd_ >= 0) {
+        ::close(fd_);
+        fd_ = std::exchange(reopened_fd_, -1);
+      }
       if (queue_.empty() && stopping_) return;
       writing.swap(queue_);
       queued_bytes_ = 0;

@@ -25,6 +25,10 @@ class access_log_sink {
 
   /// Why the log could not be opened, if it could not.
   std::error_code open_error() const noexcept { return open_error_; }
+  /// Opens the path again (logrotate moved the file away); the writer switches
+  /// to it before its next batch and closes the old one. Standard output: a
+  /// no-op. On failure the old file is kept.
+  std::error_code reopen();
   /// Queues a batch of lines; takes the string's buffer.
   void submit(std::string&& batch);
   std::uint64_t dropped_batches() const;
@@ -34,6 +38,8 @@ class access_log_sink {
 
   int fd_ = -1;
   bool owns_fd_ = false;
+  std::string path_;
+  int reopened_fd_ = -1;  // guarded by mutex_: the writer takes it before its next batch
   std::error_code open_error_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;

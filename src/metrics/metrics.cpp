@@ -5,6 +5,8 @@
 #include "metrics/exposition.hpp"
 #include "metrics/offload_metrics.hpp"
 #include "metrics/route_metrics.hpp"
+#include "metrics/snapshot.hpp"
+#include "metrics/websocket_metrics.hpp"
 #include "metrics/worker_counters.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +14,17 @@
 #include <algorithm>
 
 namespace stet {
+
+namespace detail {
+
+std::string_view to_string(close_reason r) noexcept {
+  static constexpr std::array<std::string_view, close_reason_count> names = {
+      "first_byte_timeout", "header_timeout",  "body_timeout", "idle_timeout", "write_timeout",
+      "evicted_silent",     "evicted_partial", "evicted_idle", "per_address",  "proxy_protocol"};
+  return names[static_cast<std::size_t>(r)];
+}
+
+}  // namespace detail
 
 std::string_view to_string(phase p) noexcept {
   switch (p) {
@@ -56,6 +69,11 @@ void detail::metrics_access::detach(metrics& m, const worker_counters* c) {
   std::erase(m.workers_, c);
 }
 
+void metrics::add_text_collector(std::function<void(std::string&)> append) {
+  std::lock_guard lock(mutex_);
+  text_collectors_.push_back(std::move(append));
+}
+
 void metrics::add_collector(std::function<void(std::vector<metric_sample>&)> collect) {
   std::lock_guard lock(mutex_);
   collectors_.push_back(std::move(collect));
@@ -63,43 +81,51 @@ void metrics::add_collector(std::function<void(std::vector<metric_sample>&)> col
 
 // Per-worker values are summed here, on the reading thread; the workers never
 // synchronise with each other or with this reader beyond relaxed loads.
-std::string metrics::text() const {
-  std::array<std::uint64_t, 600> by_status{};
-  std::uint64_t accepted = 0;
-  std::uint64_t open = 0;
+void detail::metrics_access::read(const metrics& m, metrics_snapshot& out) {
   std::uint64_t date_refreshes = 0;
-  std::array<latency_histogram::snapshot, phase_count> phases{};
-  std::vector<metric_sample> samples;
-  std::string per_route;
-  std::string offload;
   {
-    std::lock_guard lock(mutex_);
-    for (const detail::worker_counters* w : workers_) {
-      for (std::size_t i = 0; i < by_status.size(); ++i) by_status[i] += w->requests_by_status[i].load();
-      accepted += w->connections_accepted.load();
-      open += w->connections_open.load();
+    std::lock_guard lock(m.mutex_);
+    for (const worker_counters* w : m.workers_) {
+      for (std::size_t i = 0; i < out.by_status.size(); ++i) out.by_status[i] += w->requests_by_status[i].load();
+      out.accepted += w->connections_accepted.load();
+      out.open += w->connections_open.load();
       date_refreshes += w->date_refreshes.load();
-      for (std::size_t p = 0; p < phase_count; ++p) phases[p].add(w->phases[p].read());
+      for (std::size_t r = 0; r < out.closed.size(); ++r) out.closed[r] += w->connections_closed[r].load();
+      for (std::size_t p = 0; p < phase_count; ++p) out.phases[p].add(w->phases[p].read());
     }
-    detail::collect_library_caches(workers_, samples);
-    detail::append_route_metrics(workers_, per_route);
-    detail::append_offload_metrics(workers_, samples, offload);
-    for (const auto& collect : collectors_) collect(samples);
+    collect_library_caches(m.workers_, out.samples);
+    collect_routes(m.workers_, out.routes);
+    append_websocket_metrics(m.workers_, out.websockets);
+    out.offload = read_offload(m.workers_);
+    for (const auto& collect : m.collectors_) collect(out.samples);
+    for (const auto& append : m.text_collectors_) append(out.appended);
   }
+  for (std::size_t code = 100; code < out.by_status.size(); ++code) out.answered += out.by_status[code];
+  // The Date header cache: a hit is a response that reused the formatted string.
+  add_sample(out.samples, cache_hits, R"(cache="date")",
+             out.answered > date_refreshes ? out.answered - date_refreshes : 0);
+  add_sample(out.samples, cache_misses, R"(cache="date")", date_refreshes);
+}
 
-  std::string out;
+namespace {
+
+void append_requests_and_phases(const detail::metrics_snapshot& s, std::string& out) {
   auto it = std::back_inserter(out);
   detail::append_family(out, "stet_requests_total", "Requests answered, by status code.", "counter");
-  std::uint64_t answered = 0;
-  for (std::size_t code = 100; code < by_status.size(); ++code) {
-    if (by_status[code] == 0) continue;
-    answered += by_status[code];
-    fmt::format_to(it, "stet_requests_total{{status=\"{}\"}} {}\n", code, by_status[code]);
+  for (std::size_t code = 100; code < s.by_status.size(); ++code) {
+    if (s.by_status[code] != 0)
+      fmt::format_to(it, "stet_requests_total{{status=\"{}\"}} {}\n", code, s.by_status[code]);
   }
   detail::append_family(out, "stet_connections_accepted_total", "Connections accepted.", "counter");
-  fmt::format_to(it, "stet_connections_accepted_total {}\n", accepted);
+  fmt::format_to(it, "stet_connections_accepted_total {}\n", s.accepted);
   detail::append_family(out, "stet_connections_open", "Connections open now.", "gauge");
-  fmt::format_to(it, "stet_connections_open {}\n", open);
+  fmt::format_to(it, "stet_connections_open {}\n", s.open);
+  detail::append_family(out, "stet_connections_closed_total", "Connections the server closed itself, by reason.",
+                        "counter");
+  for (std::size_t r = 0; r < s.closed.size(); ++r) {
+    fmt::format_to(it, "stet_connections_closed_total{{reason=\"{}\"}} {}\n",
+                   detail::to_string(static_cast<detail::close_reason>(r)), s.closed[r]);
+  }
 
   detail::append_family(out, "stet_phase_seconds", "Time spent per request phase.", "histogram");
   std::string labels;
@@ -107,16 +133,14 @@ std::string metrics::text() const {
     labels = "phase=\"";
     labels += to_string(static_cast<phase>(p));
     labels += '"';
-    detail::append_histogram(out, "stet_phase_seconds", labels, phases[p]);
+    detail::append_histogram(out, "stet_phase_seconds", labels, s.phases[p]);
   }
+}
 
-  out += per_route;
-  out += offload;
-
-  // The Date header cache: a hit is a response that reused the formatted string.
-  detail::add_sample(samples, detail::cache_hits, R"(cache="date")",
-                     answered > date_refreshes ? answered - date_refreshes : 0);
-  detail::add_sample(samples, detail::cache_misses, R"(cache="date")", date_refreshes);
+// One HELP/TYPE per family, as Prometheus requires: samples of a family are
+// grouped (stably, so their collection order stays).
+void append_samples(std::vector<metric_sample>& samples, std::string& out) {
+  auto it = std::back_inserter(out);
   std::stable_sort(samples.begin(), samples.end(),
                    [](const metric_sample& a, const metric_sample& b) { return a.name < b.name; });
   std::string_view last;
@@ -129,6 +153,20 @@ std::string metrics::text() const {
       fmt::format_to(it, "{}{{{}}} {}\n", s.name, s.labels, s.value);
     }
   }
+}
+
+}  // namespace
+
+std::string metrics::text() const {
+  detail::metrics_snapshot s;
+  detail::metrics_access::read(*this, s);
+  std::string out;
+  append_requests_and_phases(s, out);
+  detail::append_route_metrics(s.routes, out);
+  if (s.offload) detail::append_offload_metrics(*s.offload, s.samples, out);
+  out += s.websockets;
+  append_samples(s.samples, out);
+  out += s.appended;
   return out;
 }
 

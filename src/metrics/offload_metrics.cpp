@@ -11,7 +11,13 @@
 namespace stet::detail {
 namespace {
 
-offload_pool::snapshot sum_pools(std::span<const worker_counters* const> workers, bool& any) {
+void gauge(std::vector<metric_sample>& out, std::string_view name, std::string_view help, std::uint64_t value) {
+  out.push_back({name, help, "gauge", "", static_cast<double>(value)});
+}
+
+}  // namespace
+
+std::optional<offload_pool::snapshot> read_offload(std::span<const worker_counters* const> workers) {
   std::vector<const offload_pool*> pools;
   for (const worker_counters* w : workers) {
     if (w->offload != nullptr && std::find(pools.begin(), pools.end(), w->offload) == pools.end()) {
@@ -33,21 +39,12 @@ offload_pool::snapshot sum_pools(std::span<const worker_counters* const> workers
     total.wait.add(s.wait);
     total.run.add(s.run);
   }
-  any = !pools.empty();
+  if (pools.empty()) return std::nullopt;
   return total;
 }
 
-void gauge(std::vector<metric_sample>& out, std::string_view name, std::string_view help, std::uint64_t value) {
-  out.push_back({name, help, "gauge", "", static_cast<double>(value)});
-}
-
-}  // namespace
-
-void append_offload_metrics(std::span<const worker_counters* const> workers, std::vector<metric_sample>& samples,
+void append_offload_metrics(const offload_pool::snapshot& s, std::vector<metric_sample>& samples,
                             std::string& histograms) {
-  bool any = false;
-  const offload_pool::snapshot s = sum_pools(workers, any);
-  if (!any) return;
   gauge(samples, "stet_offload_queued", "Offloaded calls waiting for a pool thread now.", s.queued_now);
   gauge(samples, "stet_offload_running", "Offloaded calls running on a pool thread now.", s.running_now);
   gauge(samples, "stet_offload_threads", "Threads of the offload pool (started by the first offload).", s.threads);

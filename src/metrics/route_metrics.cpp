@@ -38,34 +38,19 @@ const route_counters* route_counter_table::find(std::uint32_t id) const noexcept
   return chunk == nullptr ? nullptr : chunk + id % chunk_size;
 }
 
-namespace {
-
-struct named_route {
-  std::string label;  // route="GET /users/{id:int}"
-  std::array<std::uint64_t, 5> by_class{};
-  latency_histogram::snapshot handler;
-  bool seen = false;
-};
-
-}  // namespace
-
-void append_route_metrics(const std::vector<const worker_counters*>& workers, std::string& out) {
+void collect_routes(std::span<const worker_counters* const> workers, std::vector<route_totals>& out) {
   // Route names come from the router each worker dispatches on; the router's
   // mutex (writers only) is taken here, never on the request path.
-  std::vector<named_route> routes;
   for (const router_state* state : distinct_router_states(workers)) {
+    const std::size_t first = out.size();
     std::size_t count = 0;
     {
       const std::lock_guard lock(state->mutex);
       count = std::min(state->defs.size(), route_counter_table::max_routes);
-      routes.resize(count);
+      out.resize(first + count);
       for (std::size_t id = 0; id < count; ++id) {
-        std::string& label = routes[id].label;
-        label = "route=\"";
-        label += to_string(state->defs[id]->method);
-        label += ' ';
-        append_label_value(label, state->defs[id]->pattern);
-        label += '"';
+        out[first + id].method = state->defs[id]->method;
+        out[first + id].pattern = state->defs[id]->pattern;
       }
     }
     for (const worker_counters* w : workers) {
@@ -73,27 +58,38 @@ void append_route_metrics(const std::vector<const worker_counters*>& workers, st
       for (std::size_t id = 0; id < count; ++id) {
         const route_counters* c = w->per_route.find(static_cast<std::uint32_t>(id));
         if (c == nullptr) continue;
-        named_route& r = routes[id];
+        route_totals& r = out[first + id];
         for (std::size_t k = 0; k < r.by_class.size(); ++k)
           r.by_class[k] += c->by_class[k].load(std::memory_order_relaxed);
         r.handler.add(c->handler.read());
-        r.seen = r.seen || r.handler.count != 0;
       }
     }
   }
+}
+
+void append_route_metrics(const std::vector<route_totals>& routes, std::string& out) {
   auto it = std::back_inserter(out);
+  std::string label;
+  const auto name = [&label](const route_totals& r) -> const std::string& {
+    label = "route=\"";
+    label += to_string(r.method);
+    label += ' ';
+    append_label_value(label, r.pattern);
+    label += '"';
+    return label;
+  };
   append_family(out, "stet_route_requests_total", "Requests a route answered, by status class.", "counter");
-  for (const named_route& r : routes) {
-    if (!r.seen) continue;
+  for (const route_totals& r : routes) {
+    if (!r.answered()) continue;
     for (std::size_t k = 0; k < r.by_class.size(); ++k) {
       if (r.by_class[k] != 0)
-        fmt::format_to(it, "stet_route_requests_total{{{},code=\"{}xx\"}} {}\n", r.label, k + 1, r.by_class[k]);
+        fmt::format_to(it, "stet_route_requests_total{{{},code=\"{}xx\"}} {}\n", name(r), k + 1, r.by_class[k]);
     }
   }
   append_family(out, "stet_route_handler_seconds", "Time from routing to the handler's answer, per route.",
                 "histogram");
-  for (const named_route& r : routes) {
-    if (r.seen) append_histogram(out, "stet_route_handler_seconds", r.label, r.handler);
+  for (const route_totals& r : routes) {
+    if (r.answered()) append_histogram(out, "stet_route_handler_seconds", name(r), r.handler);
   }
 }
 

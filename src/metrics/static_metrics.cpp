@@ -20,6 +20,12 @@ void report_metrics(metrics& m, std::shared_ptr<const static_files> files) {
     constexpr std::string_view hashes = R"(cache="content_hashes")";
     detail::add_sample(out, detail::cache_hits, hashes, s.hash_hits);
     detail::add_sample(out, detail::cache_misses, hashes, s.hashes);
+    // Compressed variants live in the entries too (and in stet_cache_bytes{cache="static"}):
+    // a hit is an answer sent from a variant already made, a miss makes one.
+    constexpr std::string_view variants = R"(cache="static_variants")";
+    detail::add_sample(out, detail::cache_hits, variants, s.variant_hits);
+    detail::add_sample(out, detail::cache_misses, variants, s.variant_misses);
+    out.push_back({"stet_cache_bytes", "Bytes held by the cache now.", "gauge", variants, d(s.variant_bytes)});
     out.push_back(
         {"stet_static_revalidations_total", "Cache hits checked with a stat.", "counter", "", d(s.revalidations)});
     out.push_back({"stet_static_not_modified_total", "304 answers.", "counter", "", d(s.not_modified)});

@@ -3,6 +3,8 @@
 #include "http/response_writer.hpp"
 #include "http/token.hpp"
 #include "metrics/phase_record.hpp"
+#include "net/answer_compression.hpp"
+#include "net/websocket_connection.hpp"
 #include "net/worker.hpp"
 #include "request/request_access.hpp"
 #include "request/request_target.hpp"
@@ -10,6 +12,9 @@
 #include "response/response_access.hpp"
 #include "route/params_access.hpp"
 #include "route/router_access.hpp"
+#include "websocket/upgrade.hpp"
+
+#include <stet/tls.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -21,6 +26,19 @@ namespace {
 constexpr std::size_t min_read_bytes = 2 * 1024;
 constexpr std::size_t stream_chunk_bytes = 64 * 1024;
 
+std::optional<close_reason> timeout_reason(timeout_kind kind) noexcept {
+  switch (kind) {
+    case timeout_kind::first_byte: return close_reason::first_byte_timeout;
+    case timeout_kind::header: return close_reason::header_timeout;
+    case timeout_kind::body: return close_reason::body_timeout;
+    case timeout_kind::idle: return close_reason::idle_timeout;
+    case timeout_kind::write: return close_reason::write_timeout;
+    case timeout_kind::linger:
+    case timeout_kind::handler: break;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 connection::connection(worker& owner, std::unique_ptr<transport> stream, const endpoint& peer)
@@ -31,7 +49,7 @@ connection::connection(worker& owner, std::unique_ptr<transport> stream, const e
 connection::~connection() { worker::disarm(deadline_); }
 
 void connection::start() {
-  owner_.arm(deadline_, timeout_kind::header, steady::now());
+  owner_.arm(deadline_, timeout_kind::first_byte, steady::now());
   read_more();
 }
 
@@ -102,6 +120,7 @@ void connection::on_timeout(timeout_kind kind) {
     abandon_answer();
     return;
   }
+  if (const std::optional<close_reason> why = timeout_reason(kind)) owner_.count_close(*why);
   const bool partial_request = in_message() || (x_ && x_->begin < x_->end);
   if ((kind == timeout_kind::header && partial_request) || kind == timeout_kind::body) {
     // A request was started and stalled: say so (408) before closing.
@@ -111,6 +130,20 @@ void connection::on_timeout(timeout_kind kind) {
     flush();
     return;
   }
+  close();
+}
+
+// Only the worker's eviction scan calls this, on connections waiting for
+// input: on the first-byte, header or idle list.
+bool connection::evictable() noexcept {
+  return phase_ == phase::reading && deadline_.owner != nullptr && stream_->available() == 0;
+}
+
+void connection::evict() noexcept {
+  const timeout_kind waiting = deadline_.owner->kind();
+  owner_.count_close(waiting == timeout_kind::first_byte ? close_reason::evicted_silent
+                     : waiting == timeout_kind::header   ? close_reason::evicted_partial
+                                                         : close_reason::evicted_idle);
   close();
 }
 
@@ -185,7 +218,7 @@ void connection::process() {
   // After a body piece the parser runs once more even with nothing buffered:
   // the piece may have been the body's last bytes.
   while ((x.begin < x.end || std::exchange(settle_body_, false)) && !x.stream.is_stream() && !pending_ &&
-         !body_paused_ && x.output.pending() < owner_.options().max_pipeline_output_bytes) {
+         !body_paused_ && !upgrade_ && x.output.pending() < owner_.options().max_pipeline_output_bytes) {
     if (!x.parser.in_message()) message_start_time_ = read_time_;
     const auto [what, consumed] = x.parser.execute(x.buffer.get(), x.begin, x.end, x.body);
     x.begin += consumed;
@@ -204,7 +237,7 @@ void connection::process() {
       continue;
     }
     on_message_complete();
-    if (close_after_write_ || x.stream.is_stream() || pending_) break;
+    if (close_after_write_ || x.stream.is_stream() || pending_ || upgrade_) break;
   }
   if (!x.output.empty()) {
     flush();
@@ -259,6 +292,12 @@ void connection::on_message_complete() {
   request_access::set_body(x.request, x.body);
 
   const server_options& options = owner_.options();
+  if (options.compression.decode_request_bodies) {
+    if (const std::optional<stet::error> refused = decode_request_body(options.compression, x)) {
+      fail(*refused);
+      return;
+    }
+  }
   const bool keep_alive = x.parser.keep_alive() && !draining_ && !x.parser.is_upgrade() &&
                           (options.max_requests_per_connection == 0 || served_ < options.max_requests_per_connection);
   request_access::set_version(x.request, x.parser.version(), keep_alive);
@@ -296,13 +335,20 @@ void connection::answer(response&& r, request& req) {
       r.set_header("Server-Timing", std::string_view(value, static_cast<std::size_t>(n)));
     }
   }
+  const answer_coding coded =
+      owner_.options().compression.enabled ? compress_answer(owner_.options().compression, req, r) : answer_coding{};
   worker_counters::bump(owner_.counters().requests_by_status[to_int(r.status()) % 600]);
   const bool close = !keep_alive_ || draining_ || r.closes_connection();
   if (owner_.logging()) {
     const bool sends_body = req.method() != stet::method::head && !status_forbids_body(r.status());
     log_exchange(&req, to_int(r.status()), sends_body ? r.content_length() : 0);
   }
-  queue_response(std::move(r), req.method() == stet::method::head, close);
+  if (response_access::upgrades(r) && r.status() == status::switching_protocols) {
+    upgrade_ = response_access::take_upgrade(r);
+    ws::append_switching_head(x_->output.text(), *upgrade_, r.header_block());
+  } else {
+    queue_response(std::move(r), req.method() == stet::method::head, close, coded.omit_content_length);
+  }
   release_request();
 }
 
@@ -374,6 +420,8 @@ bool connection::prepare_request() {
   request& req = x.request;
   request_access::begin_request(req);
   request_access::set_remote(req, peer_);
+  request_access::set_origin(req, owner_.trust(), scheme());
+  request_access::set_tls(req, stream_->tls());
   const char* base = x.buffer.get() + x.parser.message_start();
   const auto view = [base](span s) { return std::string_view(base + s.offset, s.length); };
 
@@ -385,17 +433,17 @@ bool connection::prepare_request() {
   request_access::set_method(req, x.parser.method(), x.parser.method_name());
   request_access::set_version(req, x.parser.version(), x.parser.keep_alive());
   if (!fill_target(req, x.parser.method(), view(x.parser.target()), x.arena)) return false;
-  if (req.host().empty()) request_access::set_host(req, req.header("host").value_or(""));
+  if (request_access::raw_host(req).empty()) request_access::set_host(req, req.header("host").value_or(""));
   return true;
 }
 
-void connection::queue_response(response&& r, bool head_request, bool close) {
+void connection::queue_response(response&& r, bool head_request, bool close, bool no_content_length) {
   if (r.is_stream() && !status_forbids_body(r.status())) {
     queue_stream(std::move(r), head_request, close);
     return;
   }
   output_queue& out = x_->output;
-  const framing how{head_request, close, x_->parser.version() == 10 && !close, false};
+  const framing how{head_request, close, x_->parser.version() == 10 && !close, false, no_content_length};
   if (response_writer::sends_body(r, how) &&
       (r.file() != nullptr || r.body().size() > output_queue::attach_threshold)) {
     owner_.writer().append_head(out.text(), r, how);
@@ -428,9 +476,13 @@ void connection::fail(stet::error e) {
 
 // `req` is null for a request that could not be parsed.
 void connection::log_exchange(const request* req, unsigned status, std::uint64_t bytes) {
-  if (peer_text_.empty()) peer_text_ = peer_.address_string();
   access_record r;
-  r.remote = peer_text_;
+  if (req != nullptr && request_access::trusts_proxies(*req)) {
+    r.remote = req->client_address_text();
+  } else {
+    if (peer_text_.empty()) peer_text_ = peer_.address_string();
+    r.remote = peer_text_;
+  }
   r.method = req != nullptr ? req->method_name() : "-";
   r.target = req != nullptr ? req->target() : "-";
   r.version = req != nullptr ? req->version() : 11;
@@ -439,6 +491,10 @@ void connection::log_exchange(const request* req, unsigned status, std::uint64_t
   if (req != nullptr) {
     r.referer = req->header("referer").value_or("");
     r.user_agent = req->header("user-agent").value_or("");
+  }
+  if (const stet::tls_info* tls = stream_->tls()) {
+    r.tls_protocol = tls->protocol;
+    r.tls_cipher = tls->cipher;
   }
   owner_.log_access(r);
 }
@@ -550,12 +606,30 @@ void connection::pump_stream() {
 }
 
 void connection::after_write() {
+  if (upgrade_) {
+    hand_over();
+    return;
+  }
   if (close_after_write_) {
     linger();
     return;
   }
   phase_ = phase::reading;
   process();  // requests pipelined behind the ones just answered
+}
+
+// The 101 is out: the transport, and the bytes already read past the
+// upgrade request's head, go to a WebSocket session on this worker; this
+// connection is done (its worker counts it open until the session ends).
+void connection::hand_over() {
+  const std::shared_ptr<connection> self = shared_from_this();
+  const std::shared_ptr<websocket_upgrade> up = std::move(upgrade_);
+  phase_ = phase::closed;
+  worker::disarm(deadline_);
+  owner_.handed_over(*this);
+  const std::string_view rest(x_->buffer.get() + x_->begin, x_->end - x_->begin);
+  start_websocket(owner_, std::move(stream_), peer_, *up, rest);
+  give_back_exchange();
 }
 
 // Closing with unread input makes the kernel send RST, which can destroy the

@@ -22,8 +22,9 @@
 namespace stet::detail {
 
 class worker;
+struct websocket_upgrade;
 
-class connection : public std::enable_shared_from_this<connection> {
+class connection final : public std::enable_shared_from_this<connection>, public deadline_target {
  public:
   connection(worker& owner, std::unique_ptr<transport> stream, const endpoint& peer);
   connection(const connection&) = delete;
@@ -34,7 +35,15 @@ class connection : public std::enable_shared_from_this<connection> {
   /// Graceful stop: close now if idle, otherwise after the current response.
   void drain();
   void close() noexcept;
-  void on_timeout(timeout_kind kind);
+  void on_timeout(timeout_kind kind) override;
+  bool evictable() noexcept override;
+  void evict() noexcept override;
+  const endpoint& peer() const noexcept { return peer_; }
+  /// Counted against max_connections_per_address (released when it closes).
+  bool address_counted() const noexcept { return address_counted_; }
+  void set_address_counted() noexcept { address_counted_ = true; }
+  /// The connection's own scheme, before any proxy says otherwise.
+  std::string_view scheme() const noexcept { return stream_->tls() != nullptr ? "https" : "http"; }
 
  private:
   enum class phase : std::uint8_t { reading, writing, awaiting, lingering, closed };
@@ -74,7 +83,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void on_answer();
   void abandon_answer();
   bool prepare_request();
-  void queue_response(response&& r, bool head_request, bool close);
+  void queue_response(response&& r, bool head_request, bool close, bool no_content_length = false);
   void queue_stream(response&& r, bool head_request, bool close);
   void fail(stet::error e);
   void log_exchange(const request* req, unsigned status, std::uint64_t bytes);
@@ -85,6 +94,7 @@ class connection : public std::enable_shared_from_this<connection> {
   void on_written();
   void pump_stream();
   void after_write();
+  void hand_over();
   void linger();
   static void discarded(void* self, const boost::system::error_code& ec, std::size_t n);
 
@@ -110,6 +120,9 @@ class connection : public std::enable_shared_from_this<connection> {
   std::shared_ptr<pending_response> upload_;
   steady::time_point rate_window_start_{};  // minimum body rate: the window being measured
   std::uint64_t rate_window_bytes_ = 0;
+  // An accepted WebSocket upgrade: once the 101 (queued behind any earlier
+  // pipelined answers) is written, the transport goes to a session.
+  std::shared_ptr<websocket_upgrade> upgrade_;
 
   // Phase timing (only read when metrics, a tracer or Server-Timing want it).
   steady::time_point read_time_{};           // completion of the latest read
@@ -128,6 +141,7 @@ class connection : public std::enable_shared_from_this<connection> {
   bool settle_body_ = false;     // parse once more after a piece, even with nothing buffered
   bool answered_early_ = false;  // the message's answer went out before its body: its end dispatches nothing
   bool watching_peer_ = false;   // while awaiting: told if the client leaves
+  bool address_counted_ = false;
 };
 
 }  // namespace stet::detail

@@ -11,10 +11,27 @@ namespace stet::detail {
 
 using steady = std::chrono::steady_clock;
 
-enum class timeout_kind : std::uint8_t { header, body, idle, write, linger, handler };
-inline constexpr std::size_t timeout_kind_count = 6;
+enum class timeout_kind : std::uint8_t { header, body, idle, write, linger, handler, first_byte };
+inline constexpr std::size_t timeout_kind_count = 7;
 
 class deadline_list;
+
+/// What a deadline list times out: a connection, or a connection still
+/// reading its PROXY protocol header. Called on the worker's thread.
+class deadline_target {
+ public:
+  /// `kind`'s deadline passed (the hook is already off its list).
+  virtual void on_timeout(timeout_kind kind) = 0;
+  /// Whether evict() may close this to make room for a new client at
+  /// max_connections: it waits for input, and the kernel holds no bytes from
+  /// it (those would be a request on its way, not a client that sends nothing).
+  virtual bool evictable() noexcept = 0;
+  /// Closes it (after evictable() said yes), counting why.
+  virtual void evict() noexcept = 0;
+
+ protected:
+  ~deadline_target() = default;
+};
 
 /// Embedded in whatever can time out; `owner` says which list holds it, if any.
 struct deadline_hook {
@@ -22,7 +39,7 @@ struct deadline_hook {
   deadline_hook* next = nullptr;
   deadline_list* owner = nullptr;
   steady::time_point deadline{};
-  void* target = nullptr;  // the object to notify
+  deadline_target* target = nullptr;  // the object to notify
 };
 
 class deadline_list {
@@ -34,6 +51,7 @@ class deadline_list {
   deadline_list& operator=(const deadline_list&) = delete;
 
   timeout_kind kind() const noexcept { return kind_; }
+  steady::duration timeout() const noexcept { return timeout_; }
 
   /// Moves `h` (from whichever list holds it) to the tail, due at now + timeout.
   steady::time_point push(deadline_hook& h, steady::time_point now) noexcept {
@@ -57,6 +75,8 @@ class deadline_list {
 
   /// The entry due first, or null.
   deadline_hook* front() noexcept { return head_.next == &head_ ? nullptr : head_.next; }
+  /// The entry due after `h` (which this list holds), or null.
+  deadline_hook* after(const deadline_hook& h) noexcept { return h.next == &head_ ? nullptr : h.next; }
 
  private:
   timeout_kind kind_;

@@ -1,10 +1,14 @@
 #include "net/listener.hpp"
 
+#include "net/proxy_intake.hpp"
 #include "net/socket_transport.hpp"
+#include "net/tls_transport.hpp"
 #include "net/worker.hpp"
+#include "tls/tls_service.hpp"
 
 #include <boost/asio/ip/v6_only.hpp>
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -29,6 +33,13 @@ endpoint to_endpoint(const tcp::endpoint& e) noexcept {
   const asio::ip::address a = e.address();
   if (a.is_v4()) return endpoint::v4(a.to_v4().to_bytes(), e.port());
   return endpoint::v6(a.to_v6().to_bytes(), e.port());
+}
+
+// The TLS session is created on the worker that will own it, from the context
+// current at accept: a reload afterwards does not touch it.
+std::unique_ptr<transport> secured(std::unique_ptr<transport> stream, tls_service* tls, worker& on) {
+  if (tls == nullptr) return stream;
+  return std::make_unique<tls_transport>(std::move(stream), tls->current(), on.io());
 }
 
 std::uint64_t inode_of(const std::string& path) noexcept {
@@ -65,6 +76,15 @@ std::error_code clear_stale_socket(const std::string& path, std::string& why) {
 
 std::optional<listen_address> parse_listen_address(std::string_view text, std::string& why) {
   listen_address at;
+  if (text.substr(0, 3) == "fd:") {
+    const std::optional<std::uint16_t> fd = parse_port(text.substr(3));
+    if (!fd || *fd < 3) {
+      why = "an inherited socket is fd:N with N from 3 (as systemd passes them)";
+      return std::nullopt;
+    }
+    at.inherited_fd = *fd;
+    return at;
+  }
   if (text.substr(0, 5) == "unix:") {
     at.unix_path = text.substr(5);
     if (at.unix_path.empty() || at.unix_path.size() >= sizeof(sockaddr_un::sun_path)) {
@@ -107,8 +127,9 @@ std::optional<listen_address> parse_listen_address(std::string_view text, std::s
   return at;
 }
 
-listener::listener(listener_host& host, const listen_options& options, std::vector<worker*> targets)
-    : host_(host), options_(options), targets_(std::move(targets)) {}
+listener::listener(listener_host& host, const listen_options& options, std::vector<worker*> targets,
+                   std::shared_ptr<tls_service> tls)
+    : host_(host), options_(options), targets_(std::move(targets)), tls_(std::move(tls)) {}
 
 listener::~listener() {
   if (!unix_path_.empty() && inode_of(unix_path_) == unix_inode_) ::unlink(unix_path_.c_str());
@@ -118,6 +139,7 @@ asio::io_context& listener::io() noexcept { return targets_.front()->io(); }
 
 std::error_code listener::open(const listen_address& at, bool reuse_port, int backlog, std::string& why) {
   boost::system::error_code ec;
+  if (at.inherited_fd >= 0) return adopt_inherited(at.inherited_fd, why);
   if (at.ip) {
     tcp::acceptor& a = tcp_.emplace(io());
     a.open(at.ip->protocol(), ec);
@@ -151,6 +173,39 @@ std::error_code listener::open(const listen_address& at, bool reuse_port, int ba
   return ec;
 }
 
+// Whoever passed the socket (systemd) bound it and keeps a copy: it is checked,
+// never re-bound, and a unix socket's file is left alone at close.
+std::error_code listener::adopt_inherited(int fd, std::string& why) {
+  int listening = 0;
+  int type = 0;
+  socklen_t length = sizeof listening;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || listening == 0) {
+    why = "not a listening socket";
+    return errno == EBADF ? std::error_code(EBADF, std::system_category())
+                          : std::make_error_code(std::errc::not_a_socket);
+  }
+  length = sizeof type;
+  sockaddr_storage bound{};
+  socklen_t bound_length = sizeof bound;
+  if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 || type != SOCK_STREAM ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &bound_length) != 0) {
+    why = "not a stream socket";
+    return std::make_error_code(std::errc::wrong_protocol_type);
+  }
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);  // passed without it; children of this process need not hold the port
+  boost::system::error_code ec;
+  switch (bound.ss_family) {
+    case AF_INET: tcp_.emplace(io()).assign(tcp::v4(), fd, ec); break;
+    case AF_INET6: tcp_.emplace(io()).assign(tcp::v6(), fd, ec); break;
+    case AF_UNIX: unix_.emplace(io()).assign(local(), fd, ec); break;
+    default:
+      why = "neither a TCP nor a unix-domain socket";
+      return std::make_error_code(std::errc::address_family_not_supported);
+  }
+  if (ec) why = ec.message();
+  return ec;
+}
+
 std::uint16_t listener::port() const noexcept {
   boost::system::error_code ec;
   return tcp_ ? tcp_->local_endpoint(ec).port() : 0;
@@ -165,8 +220,10 @@ void listener::accept_next() {
 }
 
 // Each socket is accepted straight into the next worker's io_context and
-// posted to it; the worker adopts it on its own thread. At max_connections
-// accepting pauses (clients wait in the backlog) until a connection closes.
+// posted to it; the worker adopts it on its own thread. At max_connections one
+// more is accepted and a worker closes a connection that makes nobody wait to
+// make room for it; only when none can go does accepting pause (clients wait
+// in the backlog) until a connection closes.
 template <class Acceptor, class Peer>
 void listener::accept_on(Acceptor& acceptor, Peer& peer) {
   if (host_.stopping()) return;
@@ -185,15 +242,26 @@ void listener::accept_on(Acceptor& acceptor, Peer& peer) {
         }
         host_.accepted();
         if constexpr (std::is_same_v<Peer, tcp::endpoint>) {
-          asio::post(target.io(), [&target, s = std::move(socket), from = tcp_peer_]() mutable {
+          asio::post(target.io(), [&target, s = std::move(socket), from = tcp_peer_, proxied = options_.proxy_protocol,
+                                   tls = tls_.get()]() mutable {
             boost::system::error_code ignored;
             s.set_option(tcp::no_delay(true), ignored);
-            target.adopt(std::make_unique<tcp_transport>(std::move(s)), to_endpoint(from));
+            if (proxied) {
+              start_proxy_intake(target, std::move(s), to_endpoint(from));
+            } else {
+              target.adopt(secured(std::make_unique<tcp_transport>(std::move(s)), tls, target), to_endpoint(from));
+            }
           });
         } else {
-          asio::post(target.io(), [&target, s = std::move(socket)]() mutable {
-            target.adopt(std::make_unique<unix_transport>(std::move(s)), endpoint::unix_socket());
-          });
+          asio::post(target.io(),
+                     [&target, s = std::move(socket), proxied = options_.proxy_protocol, tls = tls_.get()]() mutable {
+                       if (proxied) {
+                         start_proxy_intake(target, std::move(s), endpoint::unix_socket());
+                       } else {
+                         target.adopt(secured(std::make_unique<unix_transport>(std::move(s)), tls, target),
+                                      endpoint::unix_socket());
+                       }
+                     });
         }
         accept_next();
       });

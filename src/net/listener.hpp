@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,24 +20,28 @@
 namespace stet::detail {
 
 class worker;
+class tls_service;
 using local = asio::local::stream_protocol;
 
 /// A parsed listen_options::address.
 struct listen_address {
   std::optional<tcp::endpoint> ip;  ///< set for "HOST:PORT" and "[V6]:PORT"
   std::string unix_path;            ///< set for "unix:PATH"
+  int inherited_fd = -1;            ///< set for "fd:N": a listening socket this process was given
 };
 
-/// Reads "HOST:PORT", "[V6]:PORT" or "unix:PATH"; nullopt with `why` set when
-/// it is none of them.
+/// Reads "HOST:PORT", "[V6]:PORT", "unix:PATH" or "fd:N"; nullopt with `why`
+/// set when it is none of them.
 std::optional<listen_address> parse_listen_address(std::string_view text, std::string& why);
 
 /// What a listener needs from the server that owns it.
 class listener_host {
  public:
-  /// Whether a connection may be accepted now (not stopping, under max_connections).
+  /// Whether a connection may be accepted now (not stopping, under
+  /// max_connections, or at it with room to be made).
   virtual bool may_accept() noexcept = 0;
-  /// A connection was accepted and is on its way to a worker.
+  /// A connection was accepted and is on its way to a worker; past the limit
+  /// the host makes room for it.
   virtual void accepted() noexcept = 0;
   virtual bool stopping() const noexcept = 0;
 
@@ -46,14 +51,18 @@ class listener_host {
 
 class listener {
  public:
-  /// Accepts on `io` (the first target's, or its own worker's with SO_REUSEPORT).
-  listener(listener_host& host, const listen_options& options, std::vector<worker*> targets);
+  /// Accepts on `io` (the first target's, or its own worker's with SO_REUSEPORT);
+  /// with `tls`, every connection is wrapped in a TLS session from its current context.
+  listener(listener_host& host, const listen_options& options, std::vector<worker*> targets,
+           std::shared_ptr<tls_service> tls = nullptr);
   listener(const listener&) = delete;
   listener& operator=(const listener&) = delete;
   ~listener();
 
   /// Binds and listens; the error message names the address and the reason.
   std::error_code open(const listen_address& at, bool reuse_port, int backlog, std::string& why);
+  /// Takes over the listening socket `fd` (TCP or unix, as systemd passes it).
+  std::error_code adopt_inherited(int fd, std::string& why);
   /// The next accept (or, at the connection limit, a pause until resume()).
   void accept_next();
   /// After a connection closed: accepts again if paused (thread-safe).
@@ -73,6 +82,7 @@ class listener {
   listener_host& host_;
   listen_options options_;
   std::vector<worker*> targets_;
+  std::shared_ptr<tls_service> tls_;
   std::size_t next_ = 0;
   std::optional<tcp::acceptor> tcp_;
   std::optional<local::acceptor> unix_;

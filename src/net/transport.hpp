@@ -19,6 +19,10 @@
 #include <memory>
 #include <span>
 
+namespace stet {
+struct tls_info;
+}
+
 namespace stet::detail {
 
 /// Where a read puts its bytes, asked for only when the read is tried, so a
@@ -86,6 +90,11 @@ class transport {
   virtual void cancel() noexcept = 0;
   /// Closes the stream; operations in flight complete with operation_aborted.
   virtual void close() noexcept = 0;
+
+  /// What the stream's TLS session negotiated, once its handshake is done; null
+  /// for a plain stream. A non-null answer is what makes the connection (and its
+  /// requests: request::is_secure()) https; it stays valid as long as the transport.
+  virtual const stet::tls_info* tls() const noexcept { return nullptr; }
 };
 
 }  // namespace stet::detail

@@ -2,8 +2,12 @@
 
 #include "log/sigpipe.hpp"
 #include "net/connection.hpp"
+#include "net/proxy_intake.hpp"
+#include "net/websocket_worker.hpp"
+#include "request/proxy_trust.hpp"
 #include "route/router_access.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace stet::detail {
@@ -16,6 +20,14 @@ namespace {
 constexpr std::size_t retained_exchanges = 128;
 
 }  // namespace
+
+const proxy_trust& connection_host::trusted_proxies() const noexcept {
+  static const proxy_trust nobody;
+  return nobody;
+}
+
+connection_host::admission connection_host::admit(const endpoint& /*peer*/) noexcept { return admission::admitted; }
+void connection_host::release(const endpoint& /*peer*/) noexcept {}
 
 worker::worker(connection_host& host, const router& routes, const server_options& options, access_log_sink* log_sink,
                offload_pool* offload)
@@ -30,12 +42,14 @@ worker::worker(connection_host& host, const router& routes, const server_options
               {timeout_kind::idle, options.idle_timeout},
               {timeout_kind::write, options.write_timeout},
               {timeout_kind::linger, options.linger_timeout},
-              {timeout_kind::handler, options.handler_timeout}}},
+              {timeout_kind::handler, options.handler_timeout},
+              {timeout_kind::first_byte, options.first_byte_timeout}}},
       tick_(io_),
       drain_deadline_(io_),
       log_(log_sink, options.access_log),
       log_flush_(io_),
       timing_(options.metrics != nullptr || options.tracer != nullptr || options.server_timing),
+      trust_(host.trusted_proxies().empty() ? nullptr : &host.trusted_proxies()),
       exchanges_(options, retained_exchanges),
       discard_(new char[discard_bytes]) {
   writer_.dates().count_refreshes_in(&counters_.date_refreshes);
@@ -102,7 +116,15 @@ void worker::adopt(std::unique_ptr<transport> stream, const endpoint& peer) {
     return;
   }
   worker_counters::bump(counters_.connections_accepted);
+  const connection_host::admission admitted = host_.admit(peer);
+  if (admitted == connection_host::admission::refused) {
+    count_close(close_reason::per_address);
+    stream->close();
+    host_.connection_closed();
+    return;
+  }
   auto c = std::make_shared<connection>(*this, std::move(stream), peer);
+  if (admitted == connection_host::admission::counted) c->set_address_counted();
   connections_.insert(c.get());
   counters_.connections_open.store(connections_.size(), std::memory_order_relaxed);
   c->start();
@@ -134,7 +156,7 @@ void worker::on_tick() {
         break;
       }
       deadline_list::unlink(*h);
-      static_cast<connection*>(h->target)->on_timeout(list.kind());
+      h->target->on_timeout(list.kind());
     }
   }
   // on_timeout() may have armed new deadlines (and a tick) itself.
@@ -144,35 +166,92 @@ void worker::on_tick() {
   if (next != steady::time_point::max() && next < tick_due_) schedule_tick(next);
 }
 
+// Both lists are in arrival order, so the oldest evictable entry is near the
+// head: only a few are looked at, the ones skipped being requests that
+// already arrived (and will be read at once).
+bool worker::evict_one(bool idle_too, steady::time_point newcomer) noexcept {
+  constexpr int scan = 16;
+  const auto since = [](const deadline_hook* h) { return h->deadline - h->owner->timeout(); };
+  const steady::time_point waited_since = std::min(newcomer, steady::now() - options_.eviction_grace);
+  const auto first_evictable = [&](timeout_kind kind) -> deadline_hook* {
+    deadline_list& list = lists_[static_cast<std::size_t>(kind)];
+    int looked = 0;
+    for (deadline_hook* h = list.front(); h != nullptr && looked < scan; h = list.after(*h), ++looked) {
+      if (since(h) > waited_since) return nullptr;  // this one and all after it are too young
+      if (h->target->evictable()) return h;
+    }
+    return nullptr;
+  };
+  deadline_hook* victim = first_evictable(timeout_kind::first_byte);
+  if (deadline_hook* partial = first_evictable(timeout_kind::header)) {
+    if (victim == nullptr || since(partial) < since(victim)) victim = partial;
+  }
+  if (victim == nullptr && idle_too) victim = first_evictable(timeout_kind::idle);
+  if (victim == nullptr) return false;
+  victim->target->evict();
+  return true;
+}
+
 void worker::drain() {
   if (draining_) return;
   draining_ = true;
   keep_running_.reset();
+  const std::vector<proxy_intake_base*> intakes(intakes_.begin(), intakes_.end());
+  for (proxy_intake_base* i : intakes) i->close();
   const std::vector<connection*> open(connections_.begin(), connections_.end());
   for (connection* c : open) c->drain();
+  if (websockets_) websockets_->drain();  // close handshakes with 1001
   drain_deadline_.expires_after(options_.drain_timeout);
   drain_deadline_.async_wait([this](boost::system::error_code ec) {
     if (ec == asio::error::operation_aborted) return;
     const std::vector<connection*> left(connections_.begin(), connections_.end());
     for (connection* c : left) c->close();
+    if (websockets_) websockets_->terminate_all();
   });
   finish_drain_if_idle();
 }
 
 void worker::closed(connection& c) noexcept {
   connections_.erase(&c);
+  if (c.address_counted()) host_.release(c.peer());
   counters_.connections_open.store(connections_.size(), std::memory_order_relaxed);
   host_.connection_closed();
   finish_drain_if_idle();
 }
 
+void worker::intake_started(proxy_intake_base& intake) { intakes_.insert(&intake); }
+
+void worker::intake_finished(proxy_intake_base& intake, bool adopted) noexcept {
+  intakes_.erase(&intake);
+  if (!adopted) {
+    host_.connection_closed();
+    finish_drain_if_idle();
+  }
+}
+
+websocket_worker& worker::websockets() {
+  if (!websockets_) websockets_ = std::make_unique<websocket_worker>(*this, websocket_hub_);
+  return *websockets_;
+}
+
+void worker::handed_over(connection& c) noexcept {
+  connections_.erase(&c);
+  counters_.connections_open.store(connections_.size(), std::memory_order_relaxed);
+}
+
+void worker::websocket_closed() noexcept {
+  host_.connection_closed();
+  finish_drain_if_idle();
+}
+
 void worker::finish_drain_if_idle() {
-  if (!draining_ || !connections_.empty()) return;
+  if (!draining_ || !connections_.empty() || !intakes_.empty() || (websockets_ && !websockets_->empty())) return;
   // Nothing left to serve: let io_context::run() return.
   tick_.cancel();
   tick_due_ = steady::time_point::max();
   drain_deadline_.cancel();
   log_flush_.cancel();
+  if (websockets_) websockets_->stop_timer();  // the ended sessions' close and idle deadlines
   log_.flush();
 }
 

@@ -7,6 +7,7 @@
 #include <stet/server_options.hpp>
 
 #include "coro/frame_pool.hpp"
+#include "counters/memo_stats.hpp"
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
 #include "metrics/worker_counters.hpp"
@@ -15,7 +16,6 @@
 #include "net/exchange.hpp"
 #include "net/transport.hpp"
 #include "net/worker_executor.hpp"
-#include "counters/memo_stats.hpp"
 
 #include <array>
 #include <memory>
@@ -27,12 +27,27 @@
 namespace stet::detail {
 
 class connection;
+class proxy_intake_base;
+class proxy_trust;
+class websocket_hub;
+class websocket_worker;
 
 /// Who a worker tells when one of its connections closes (the server counts
 /// connections across workers); a test harness may stand in for the server.
 class connection_host {
  public:
   virtual void connection_closed() noexcept = 0;
+  /// server_options::trusted_proxies, compiled once at start (immutable, shared
+  /// by every worker); by default nobody.
+  virtual const proxy_trust& trusted_proxies() const noexcept;
+
+  /// What admit() decided about a new connection's address.
+  enum class admission : std::uint8_t { refused, admitted, counted };
+  /// Whether a connection from `peer` may open under
+  /// max_connections_per_address; `counted` ones are release()d at close.
+  /// By default every one is admitted uncounted.
+  virtual admission admit(const endpoint& peer) noexcept;
+  virtual void release(const endpoint& peer) noexcept;
 
  protected:
   ~connection_host() = default;
@@ -53,6 +68,8 @@ class worker {
   const server_options& options() const noexcept { return options_; }
   response_writer& writer() noexcept { return writer_; }
   bool draining() const noexcept { return draining_; }
+  /// Whom requests trust as proxies; null when nobody (the default).
+  const proxy_trust* trust() const noexcept { return trust_; }
   /// Records one exchange in the access log (sampled first; no-op when off).
   void log_access(const access_record& r);
   bool logging() const noexcept { return log_.enabled(); }
@@ -80,12 +97,35 @@ class worker {
   void adopt(std::unique_ptr<transport> stream, const endpoint& peer);
   /// Runs on this worker's thread: graceful stop of every connection.
   void drain();
+  /// A PROXY protocol intake (proxy_intake.hpp) began, or ended: `adopted`
+  /// when its connection was handed to adopt(), else it closed.
+  void intake_started(proxy_intake_base& intake);
+  void intake_finished(proxy_intake_base& intake, bool adopted) noexcept;
 
   /// Puts `hook` on the `kind` list, due `kind`'s timeout after `now`.
   void arm(deadline_hook& hook, timeout_kind kind, steady::time_point now);
   static void disarm(deadline_hook& hook) noexcept { deadline_list::unlink(hook); }
   /// A connection closed: forget it.
   void closed(connection& c) noexcept;
+  /// Counts a connection this worker closed on its own, by why.
+  void count_close(close_reason r) noexcept {
+    worker_counters::bump(counters_.connections_closed[static_cast<std::size_t>(r)]);
+  }
+  /// At max_connections: closes the connection that has waited longest
+  /// without sending a complete request, else the oldest idle keep-alive
+  /// (deadline_target::evictable()); idle ones only when `idle_too`; only
+  /// one already waiting at `newcomer` (the time the new client arrived, so
+  /// that it never makes room for itself). False when none qualifies.
+  bool evict_one(bool idle_too = true, steady::time_point newcomer = steady::time_point::max()) noexcept;
+
+  /// The WebSocket sessions' state (made on first use; see websocket_worker.hpp).
+  websocket_worker& websockets();
+  /// The hub publishes go through across workers (set by the server before start; none in tests).
+  void set_websocket_hub(websocket_hub* hub) noexcept { websocket_hub_ = hub; }
+  /// `c` handed its transport to a WebSocket session: forget it, still counted open.
+  void handed_over(connection& c) noexcept;
+  /// A WebSocket session ended: its connection is closed now.
+  void websocket_closed() noexcept;
 
  private:
   void schedule_tick(steady::time_point due);
@@ -114,11 +154,15 @@ class worker {
   memo_stats memo_;    // the worker thread's memo and cache counters (see install_thread_memo_stats)
   frame_pool frames_;  // coroutine frames of this worker's handlers
   bool timing_;
+  const proxy_trust* trust_;
   bool draining_ = false;
   exchange_pool exchanges_;
   std::unique_ptr<char[]> discard_;
 
   std::unordered_set<connection*> connections_;
+  std::unordered_set<proxy_intake_base*> intakes_;
+  websocket_hub* websocket_hub_ = nullptr;
+  std::unique_ptr<websocket_worker> websockets_;  // last: its sessions refer to the rest
 };
 
 }  // namespace stet::detail

@@ -15,6 +15,7 @@ struct request_access {
     r.query_memo_ = nullptr;
     r.form_memo_ = nullptr;
     r.json_memo_ = nullptr;
+    r.origin_resolved_ = false;
   }
   static void set_method(request& r, stet::method m, std::string_view name) noexcept {
     r.method_ = m;
@@ -28,6 +29,8 @@ struct request_access {
     r.query_ = query;
   }
   static void set_host(request& r, std::string_view host) noexcept { r.host_ = host; }
+  /// The Host (or absolute-form authority) as sent, whatever a proxy forwarded.
+  static std::string_view raw_host(const request& r) noexcept { return r.host_; }
   static void set_version(request& r, unsigned version, bool keep_alive) noexcept {
     r.version_ = version;
     r.keep_alive_ = keep_alive;
@@ -37,6 +40,16 @@ struct request_access {
   static void set_arena(request& r, std::pmr::memory_resource& arena) noexcept { r.arena_ = &arena; }
   /// `peer` must outlive the request (the connection holds it).
   static void set_remote(request& r, const endpoint& peer) noexcept { r.remote_ = &peer; }
+  /// The connection's side of client_address(), scheme() and host(): whom it
+  /// trusts (null or empty: nobody; must outlive the request) and its own scheme.
+  static void set_origin(request& r, const proxy_trust* trust, std::string_view scheme) noexcept {
+    r.trust_ = trust;
+    r.scheme_ = scheme;
+  }
+  /// Whether client_address() may differ from remote_endpoint().
+  static bool trusts_proxies(const request& r) noexcept { return r.trust_ != nullptr; }
+  /// `tls` (null over plain HTTP) must outlive the request (the transport holds it).
+  static void set_tls(request& r, const tls_info* tls) noexcept { r.tls_ = tls; }
   // Route parameters: written by the router's dispatch only.
   static route_params& params(request& r) noexcept { return r.params_; }
 };

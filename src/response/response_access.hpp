@@ -12,6 +12,7 @@
 namespace stet::detail {
 
 class pending_response;
+struct websocket_upgrade;
 
 struct response_access {
   /// Appends "name: value" as it is. Only for values known valid at compile
@@ -28,6 +29,11 @@ struct response_access {
   }
   static pending_response* pending(const response& r) noexcept { return r.pending_.get(); }
   static std::shared_ptr<pending_response> take_pending(response& r) noexcept { return std::move(r.pending_); }
+
+  /// The WebSocket session a 101 starts (see src/websocket/upgrade.hpp).
+  static void set_upgrade(response& r, std::shared_ptr<websocket_upgrade> up) noexcept { r.upgrade_ = std::move(up); }
+  static bool upgrades(const response& r) noexcept { return r.upgrade_ != nullptr; }
+  static std::shared_ptr<websocket_upgrade> take_upgrade(response& r) noexcept { return std::move(r.upgrade_); }
 };
 
 }  // namespace stet::detail

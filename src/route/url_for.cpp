@@ -93,4 +93,17 @@ built_url router::url_for(std::string_view name, std::initializer_list<url_arg> 
   return build(*it->second, args);
 }
 
+// Behind a proxy the client's origin is what the proxy forwarded (when it is
+// trusted), not the connection's own, which is why this reads scheme() and host().
+built_url router::url_for(const request& req, std::string_view name, std::initializer_list<url_arg> args) const {
+  built_url path = url_for(name, args);
+  if (!path) return path;
+  if (req.host().empty()) return {{}, "the request names no host"};
+  std::string absolute;
+  absolute.reserve(req.scheme().size() + 3 + req.host().size() + path.url.size());
+  absolute.append(req.scheme()).append("://").append(req.host()).append(path.url);
+  path.url = std::move(absolute);
+  return path;
+}
+
 }  // namespace stet

@@ -48,8 +48,8 @@ void weigh(std::string_view member, weights& w) noexcept {
 
 }  // namespace
 
-content_coding choose_coding(std::string_view accept_encoding, bool have_br, bool have_gzip) noexcept {
-  if (!have_br && !have_gzip) return content_coding::identity;
+sibling_coding choose_coding(std::string_view accept_encoding, bool have_br, bool have_gzip) noexcept {
+  if (!have_br && !have_gzip) return sibling_coding::identity;
   weights w;
   while (!accept_encoding.empty()) {
     const std::size_t comma = accept_encoding.find(',');
@@ -59,8 +59,8 @@ content_coding choose_coding(std::string_view accept_encoding, bool have_br, boo
   }
   const int br = !have_br ? 0 : w.br >= 0 ? w.br : (w.star >= 0 ? w.star : 0);
   const int gzip = !have_gzip ? 0 : w.gzip >= 0 ? w.gzip : (w.star >= 0 ? w.star : 0);
-  if (br == 0 && gzip == 0) return content_coding::identity;
-  return br >= gzip ? content_coding::br : content_coding::gzip;
+  if (br == 0 && gzip == 0) return sibling_coding::identity;
+  return br >= gzip ? sibling_coding::br : sibling_coding::gzip;
 }
 
 }  // namespace stet::detail

@@ -6,12 +6,12 @@
 
 namespace stet::detail {
 
-enum class content_coding : std::uint8_t { identity, br, gzip };
+enum class sibling_coding : std::uint8_t { identity, br, gzip };
 
 /// The coding to send given the request's Accept-Encoding and which siblings
 /// exist (`have_br`, `have_gzip`): the one with the highest q-value above 0,
 /// br on a tie; identity when neither is acceptable. "*" covers codings not
 /// listed; "x-gzip" counts as gzip.
-content_coding choose_coding(std::string_view accept_encoding, bool have_br, bool have_gzip) noexcept;
+sibling_coding choose_coding(std::string_view accept_encoding, bool have_br, bool have_gzip) noexcept;
 
 }  // namespace stet::detail

@@ -51,9 +51,39 @@ std::shared_ptr<const file_entry> file_cache::remove_locked(shard& s, map_type::
   unlink_locked(it->second);
   std::shared_ptr<const file_entry> removed = std::move(it->second.entry);
   s.map.erase(it);
-  bytes_.fetch_sub(removed->charge, std::memory_order_relaxed);
-  entries_.fetch_sub(1, std::memory_order_relaxed);
+  give_back_locked(*removed);
   return removed;
+}
+
+void file_cache::give_back_locked(const file_entry& e) noexcept {
+  bytes_.fetch_sub(e.total_charge(), std::memory_order_relaxed);
+  variant_bytes_.fetch_sub(e.variant_charge.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  entries_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+bool file_cache::holds(const key& k, const file_entry* e) noexcept {
+  shard& s = shard_of(k);
+  const std::lock_guard lock(s.mutex);
+  const auto it = s.map.find(k.path);
+  return it != s.map.end() && it->second.entry.get() == e;
+}
+
+// Room first (evictions take other shards' locks one at a time), then the
+// entry is charged under its shard's lock, if it is still there.
+bool file_cache::add_variant_charge(const key& k, const file_entry* e, std::uint64_t n) noexcept {
+  if (!reserve_bytes(n, k.hash % shard_count, e)) return false;
+  shard& s = shard_of(k);
+  {
+    const std::lock_guard lock(s.mutex);
+    const auto it = s.map.find(k.path);
+    if (it != s.map.end() && it->second.entry.get() == e) {
+      e->variant_charge.fetch_add(n, std::memory_order_relaxed);
+      variant_bytes_.fetch_add(n, std::memory_order_relaxed);
+      return true;
+    }
+  }
+  bytes_.fetch_sub(n, std::memory_order_relaxed);
+  return false;
 }
 
 std::shared_ptr<const file_entry> file_cache::find(const key& k) noexcept {
@@ -99,14 +129,16 @@ file_cache::claim file_cache::claim_load(const key& k, const file_identity& want
   }
 }
 
-bool file_cache::evict_one(std::size_t start) noexcept {
+bool file_cache::evict_one(std::size_t start, const file_entry* keep) noexcept {
   for (std::size_t i = 0; i < shard_count; ++i) {
     shard& s = shards_[(start + i) % shard_count];
     std::shared_ptr<const file_entry> victim;  // released after the lock
     {
       const std::lock_guard lock(s.mutex);
-      if (s.lru.prev == &s.lru) continue;
-      victim = remove_locked(s, s.map.find(*s.lru.prev->path));
+      node* tail = s.lru.prev;
+      if (tail != &s.lru && tail->entry.get() == keep) tail = tail->prev;  // the entry growing a variant
+      if (tail == &s.lru) continue;
+      victim = remove_locked(s, s.map.find(*tail->path));
       s.counters.evictions.fetch_add(1, std::memory_order_relaxed);
     }
     return true;
@@ -129,16 +161,20 @@ bool file_cache::reserve(std::uint64_t charge, std::size_t start) noexcept {
     if (!evict_one(start)) return false;
     n = entries_.load(std::memory_order_relaxed);
   }
+  if (reserve_bytes(charge, start)) return true;
+  entries_.fetch_sub(1, std::memory_order_relaxed);
+  return false;
+}
+
+bool file_cache::reserve_bytes(std::uint64_t charge, std::size_t start, const file_entry* keep) noexcept {
+  if (charge > budget_) return false;
   std::uint64_t b = bytes_.load(std::memory_order_relaxed);
   for (;;) {
     if (b + charge <= budget_) {
       if (bytes_.compare_exchange_weak(b, b + charge, std::memory_order_relaxed)) return true;
       continue;
     }
-    if (!evict_one(start)) {
-      entries_.fetch_sub(1, std::memory_order_relaxed);
-      return false;
-    }
+    if (!evict_one(start, keep)) return false;
     b = bytes_.load(std::memory_order_relaxed);
   }
 }
@@ -149,8 +185,7 @@ void file_cache::insert_locked(shard& s, const key& k, std::shared_ptr<const fil
   if (!fresh) {
     // The reservation covered the new entry; the one it replaces gives its share back.
     unlink_locked(n);
-    bytes_.fetch_sub(n.entry->charge, std::memory_order_relaxed);
-    entries_.fetch_sub(1, std::memory_order_relaxed);
+    give_back_locked(*n.entry);
   }
   n.entry = std::move(entry);
   n.path = &it->first;
@@ -185,7 +220,7 @@ std::uint64_t file_cache::sum_of_charges() const {
   std::uint64_t sum = 0;
   for (const shard& s : shards_) {
     const std::lock_guard lock(s.mutex);
-    for (const auto& [path, n] : s.map) sum += n.entry->charge;
+    for (const auto& [path, n] : s.map) sum += n.entry->total_charge();
   }
   return sum;
 }

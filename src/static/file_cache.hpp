@@ -34,6 +34,8 @@ struct cache_counters {
   std::atomic<std::uint64_t> refused{0};
   std::atomic<std::uint64_t> not_modified{0};
   std::atomic<std::uint64_t> partial{0};
+  std::atomic<std::uint64_t> variant_hits{0};    ///< answers sent from a compressed variant already made
+  std::atomic<std::uint64_t> variant_misses{0};  ///< compressed variants made (kept or not)
 };
 
 /// Adds one to a counter that any worker may bump.
@@ -73,12 +75,22 @@ class file_cache {
   /// A loaded version that is not cached still drops another version held for the path.
   void finish_load(const key& k, std::shared_ptr<const file_entry> loaded, bool keep);
 
+  /// Whether `k` holds `e` now (a variant is made only for an entry the cache keeps).
+  bool holds(const key& k, const file_entry* e) noexcept;
+  /// Counts `n` more bytes (a compressed variant made for `e`) against the
+  /// budget, evicting least recently used entries as needed. False, with nothing
+  /// counted, when `k` no longer holds `e` or the budget cannot make room:
+  /// the variant must then not be published.
+  bool add_variant_charge(const key& k, const file_entry* e, std::uint64_t n) noexcept;
+
   cache_counters& counters(const key& k) noexcept { return shard_of(k).counters; }
   /// Sums the per-shard counters into `out` (the current sizes included).
   template <typename Stats>
   void add_counters(Stats& out) const noexcept;
 
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  /// Of bytes(), those held by compressed variants.
+  std::uint64_t variant_bytes() const noexcept { return variant_bytes_.load(std::memory_order_relaxed); }
   std::size_t entries() const noexcept { return entries_.load(std::memory_order_relaxed); }
   std::uint64_t byte_budget() const noexcept { return budget_; }
   /// The charges of the entries held, summed under each shard's lock: for tests
@@ -112,7 +124,10 @@ class file_cache {
 
   shard& shard_of(const key& k) noexcept { return shards_[k.hash % shard_count]; }
   bool reserve(std::uint64_t charge, std::size_t start) noexcept;
-  bool evict_one(std::size_t start) noexcept;
+  /// `keep`: an entry not to evict for this reservation (the one it is for).
+  bool reserve_bytes(std::uint64_t charge, std::size_t start, const file_entry* keep = nullptr) noexcept;
+  void give_back_locked(const file_entry& e) noexcept;
+  bool evict_one(std::size_t start, const file_entry* keep = nullptr) noexcept;
   void insert_locked(shard& s, const key& k, std::shared_ptr<const file_entry> entry);
   void unlink_locked(node& n) noexcept;
   /// Unlinks and erases `it`, gives back its charge; returns the entry so the
@@ -123,6 +138,7 @@ class file_cache {
   const std::uint64_t budget_;
   const std::size_t max_entries_;
   std::atomic<std::uint64_t> bytes_{0};
+  std::atomic<std::uint64_t> variant_bytes_{0};
   std::atomic<std::size_t> entries_{0};
   std::array<shard, shard_count> shards_;
 };
@@ -142,8 +158,11 @@ void file_cache::add_counters(Stats& out) const noexcept {
     out.refused += c.refused.load(std::memory_order_relaxed);
     out.not_modified += c.not_modified.load(std::memory_order_relaxed);
     out.partial += c.partial.load(std::memory_order_relaxed);
+    out.variant_hits += c.variant_hits.load(std::memory_order_relaxed);
+    out.variant_misses += c.variant_misses.load(std::memory_order_relaxed);
   }
   out.bytes_cached = bytes();
+  out.variant_bytes = variant_bytes();
   out.entries = entries();
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // One version of one file, as the static file cache holds it.
 
+#include <stet/compression.hpp>
 #include <stet/response.hpp>
 
 #include "static/content_hash.hpp"
@@ -40,6 +41,12 @@ struct file_identity {
 /// (inode numbers stay private), quoted.
 std::array<char, 18> make_etag(const file_identity& id) noexcept;
 
+/// A compressed variant of one file version (static_options::compression).
+struct file_variant {
+  std::shared_ptr<const std::string> bytes;  ///< the coded body
+  std::string etag;                          ///< the entry's ETag with the coding inside the quotes
+};
+
 /// Everything a response for one file version needs, computed once per version.
 /// Published as shared_ptr<const file_entry>: immutable except the members
 /// marked mutable, which are atomics or guarded by hash_mutex.
@@ -66,6 +73,19 @@ struct file_entry {
   mutable bool hash_queued = false;  ///< guarded by hash_mutex: handed to the background hasher
   mutable content_digest hash{};     ///< written under hash_mutex before hash_ready is set
 
+  /// Compressed variants, indexed by coding - 1, made at most once per entry:
+  /// written under variant_mutex, then published by the coding's bit in
+  /// variants_ready, after which they are read without the lock and never change.
+  mutable std::mutex variant_mutex;
+  mutable std::atomic<std::uint8_t> variants_ready{0};
+  mutable std::uint8_t variants_tried = 0;  ///< guarded by variant_mutex: made, queued or not worth keeping
+  mutable std::array<std::shared_ptr<const file_variant>, compressed_coding_count> variants;
+  /// Bytes of the published variants, counted against the cache budget on top
+  /// of `charge`; changed only under the lock of the cache shard holding the entry.
+  mutable std::atomic<std::uint64_t> variant_charge{0};
+
+  /// What the entry costs the cache budget now.
+  std::uint64_t total_charge() const noexcept { return charge + variant_charge.load(std::memory_order_relaxed); }
   std::string_view etag_view() const noexcept { return {etag.data(), etag.size()}; }
   std::string_view last_modified_view() const noexcept { return {last_modified.data(), last_modified.size()}; }
 };

@@ -15,7 +15,7 @@ void set_once(std::optional<std::string_view>& slot, std::string_view value) noe
 // (options at construction); add_header() validates again, and a refusal only
 // drops that one field.
 void add_validators(response& res, const file_reply& r) {
-  res.add_header("ETag", r.representation.etag_view());
+  res.add_header("ETag", r.coded != nullptr ? std::string_view(r.coded->etag) : r.representation.etag_view());
   if (r.representation.dated) res.add_header("Last-Modified", r.representation.last_modified_view());
   if (!r.cache_control.empty()) res.add_header("Cache-Control", r.cache_control);
   if (r.vary) res.add_header("Vary", "Accept-Encoding");
@@ -71,16 +71,18 @@ static_request_fields read_static_fields(const request& req) noexcept {
   return f;
 }
 
-representation_facts facts_of(const file_entry& entry) noexcept {
+representation_facts facts_of(const file_entry& entry, const file_variant* coded) noexcept {
   representation_facts facts;
-  facts.etag = entry.etag_view();
+  facts.etag = coded != nullptr ? std::string_view(coded->etag) : entry.etag_view();
   if (entry.dated) facts.last_modified = entry.mtime;
-  facts.size = entry.id.size;
+  facts.size = coded != nullptr ? coded->bytes->size() : entry.id.size;
   return facts;
 }
 
 response build_file_response(const file_reply& r, const decision& d) {
   const file_entry& e = r.representation;
+  const std::shared_ptr<const std::string>& bytes = r.coded != nullptr ? r.coded->bytes : e.bytes;
+  const std::uint64_t size = bytes ? bytes->size() : e.id.size;
   std::array<char, 72> range_text{};
   switch (d.kind) {
     case outcome::not_modified: {
@@ -91,7 +93,7 @@ response build_file_response(const file_reply& r, const decision& d) {
     case outcome::precondition_failed: return response(stet::status::precondition_failed);
     case outcome::range_not_satisfiable: {
       response res(stet::status::range_not_satisfiable);
-      res.add_header("Content-Range", content_range(d, e.id.size, range_text));
+      res.add_header("Content-Range", content_range(d, size, range_text));
       res.add_header("Accept-Ranges", "bytes");
       return res;
     }
@@ -104,12 +106,12 @@ response build_file_response(const file_reply& r, const decision& d) {
   if (!r.content_encoding.empty()) res.add_header("Content-Encoding", r.content_encoding);
   add_validators(res, r);
   res.add_header("Accept-Ranges", "bytes");
-  if (partial) res.add_header("Content-Range", content_range(d, e.id.size, range_text));
-  if (e.bytes) {
+  if (partial) res.add_header("Content-Range", content_range(d, size, range_text));
+  if (bytes) {
     if (partial) {
-      res.set_body(std::string_view(*e.bytes).substr(d.offset, d.length));
+      res.set_body(std::string_view(*bytes).substr(d.offset, d.length));
     } else {
-      res.set_shared_body(e.bytes);
+      res.set_shared_body(bytes);
     }
   } else {
     res.set_file(e.file, d.offset, d.length);

@@ -24,15 +24,16 @@ static_request_fields read_static_fields(const request& req) noexcept;
 
 /// What is being sent.
 struct file_reply {
-  const file_entry& representation;   ///< the file whose bytes go out (the original or a .br/.gz sibling)
-  std::string_view content_type;      ///< of the original file
-  std::string_view content_encoding;  ///< "br", "gzip" or "" for identity
-  bool vary = false;                  ///< siblings exist: caches must key on Accept-Encoding
-  std::string_view cache_control;     ///< "" sends none
+  const file_entry& representation;     ///< the file whose bytes go out (the original or a .br/.gz sibling)
+  std::string_view content_type;        ///< of the original file
+  std::string_view content_encoding;    ///< "br", "gzip", "zstd" or "" for identity
+  bool vary = false;                    ///< siblings or variants exist: caches must key on Accept-Encoding
+  std::string_view cache_control;       ///< "" sends none
+  const file_variant* coded = nullptr;  ///< a compressed variant of `representation`: its bytes and ETag go out
 };
 
-/// The validators a decision needs for `entry`.
-representation_facts facts_of(const file_entry& entry) noexcept;
+/// The validators a decision needs for `entry` (sent as its variant `coded`, when not null).
+representation_facts facts_of(const file_entry& entry, const file_variant* coded = nullptr) noexcept;
 
 /// The response for `decision` (200, 206, 304, 412 or 416). The body shares the
 /// entry's bytes (whole file) or descriptor; only a range of a small file is copied.

@@ -46,6 +46,17 @@ class file_store {
   /// The SHA-256 of `entry`'s content: computed inline for a file in memory,
   /// queued for the background hasher otherwise (nullopt until it is done).
   std::optional<content_digest> hash_of(const std::shared_ptr<const file_entry>& entry, cache_counters& counters);
+  /// The compressed variant `c` (options.compression's levels) of `entry` (a file in memory that the cache
+  /// holds under `relative`), made once per entry and coding: now, under the
+  /// entry's lock, for files up to inline_variant_bytes; on the background
+  /// thread for larger ones. Null until it is made, and for good when it is
+  /// not worth keeping (no smaller than the file, no room in the budget, or
+  /// the entry is not cached: a variant of an uncached entry would be made
+  /// again per request). The variant lives as long as the entry.
+  const file_variant* variant(std::string_view relative, const std::shared_ptr<const file_entry>& entry,
+                              content_coding c, cache_counters& counters);
+  /// Files larger than this get their variants off the calling (worker) thread.
+  static constexpr std::uint64_t inline_variant_bytes = 128 * 1024;
   /// hash_of() the file at `relative_path` (checked as check_relative_path()
   /// does); nullopt for a path that is not a servable file.
   std::optional<content_digest> digest_of(std::string_view relative_path);
@@ -63,6 +74,7 @@ class file_store {
  private:
   lookup_result load(const file_cache::key& k, const file_identity& want, cache_counters& counters);
   lookup_result read_entry(std::string_view relative, cache_counters& counters, bool& keep);
+  void make_variant(const file_cache::key& k, const file_entry& e, content_coding c, cache_counters& counters);
 
   const static_options& options_;
   std::shared_ptr<const file_entry> favicon_;

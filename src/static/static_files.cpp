@@ -9,6 +9,7 @@
 #include "static/file_response.hpp"
 #include "static/safe_path.hpp"
 #include "static/static_files_impl.hpp"
+#include "static/variant_choice.hpp"
 
 #include "http/percent.hpp"
 #include "response/error_pages.hpp"
@@ -68,11 +69,11 @@ response static_files::impl::serve(const request& req, std::string_view relative
     const std::uint8_t bits = store.siblings(relative, original);
     vary = bits != 0;
     const auto chosen = bits == 0 || !fields.accept_encoding
-                            ? detail::content_coding::identity
+                            ? detail::sibling_coding::identity
                             : detail::choose_coding(*fields.accept_encoding, (bits & detail::sibling_br) != 0,
                                                     (bits & detail::sibling_gz) != 0);
-    if (chosen != detail::content_coding::identity) {
-      const bool br = chosen == detail::content_coding::br;
+    if (chosen != detail::sibling_coding::identity) {
+      const bool br = chosen == detail::sibling_coding::br;
       variant = store.lookup(concat(req.arena(), relative, br ? ".br" : ".gz"));
       // A sibling older than the file was compressed from an earlier version.
       if (variant.kind == found::file && variant.entry->id.mtime_ns >= original.id.mtime_ns) {
@@ -83,10 +84,16 @@ response static_files::impl::serve(const request& req, std::string_view relative
     }
   }
   const detail::file_entry& sent = variant.entry ? *variant.entry : original;
-  const detail::decision d = detail::evaluate(fields.conditions, detail::facts_of(sent));
+  // After the siblings: a variant compressed once from the cached bytes.
+  const detail::variant_choice made = variant.entry
+                                          ? detail::variant_choice{}
+                                          : detail::choose_variant(store, relative, file, fields, options.compression);
+  if (made.coded != nullptr) coding = made.coding;
+  const detail::decision d = detail::evaluate(fields.conditions, detail::facts_of(sent, made.coded));
   if (d.kind == detail::outcome::not_modified) detail::bump(file.counters->not_modified);
   if (d.kind == detail::outcome::partial) detail::bump(file.counters->partial);
-  return detail::build_file_response({sent, original.content_type, coding, vary, cache_control_for(req, file)}, d);
+  return detail::build_file_response(
+      {sent, original.content_type, coding, vary || made.vary, cache_control_for(req, file), made.coded}, d);
 }
 
 response static_files::impl::serve_index(const request& req, std::string_view directory) {
@@ -165,8 +172,12 @@ static_files::static_files(std::string root, static_options options)
     : impl_(std::make_unique<impl>(std::move(root), std::move(options))) {}
 static_files::~static_files() = default;
 
+// Static answers keep their own variants: the server's compression step must
+// never compress one per request (nor add a second Vary).
 response static_files::respond(const request& req, std::string_view raw_relative_path) {
-  return impl_->respond(req, raw_relative_path);
+  response r = impl_->respond(req, raw_relative_path);
+  r.no_compression();
+  return r;
 }
 std::string static_files::static_url(std::string_view relative_path) { return impl_->static_url(relative_path); }
 std::optional<std::string> static_files::content_hash(std::string_view relative_path) {

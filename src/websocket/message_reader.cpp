@@ -33,8 +33,8 @@ std::uint64_t compressed_cap(std::size_t max_message_bytes) noexcept {
 
 }  // namespace
 
-message_reader::message_reader(const reader_limits& limits, inflater* decompressor) noexcept
-    : limits_(limits), frames_(rules_for(limits, decompressor != nullptr)), inflater_(decompressor) {
+message_reader::message_reader(const reader_limits& limits, inflater* decompressor, bool deflate) noexcept
+    : limits_(limits), frames_(rules_for(limits, deflate || decompressor != nullptr)), inflater_(decompressor) {
   limits_.in_place_bytes = std::max(limits_.in_place_bytes, max_control_payload);
 }
 
@@ -118,6 +118,10 @@ bool message_reader::add_piece(std::string_view piece, close_code& failure) {
   const std::size_t before = message_.size();
   inflater::status st = inflater::status::ok;
   if (compressed_) {
+    if (inflater_ == nullptr) {
+      failure = close_code::internal_error;
+      return false;
+    }
     st = inflater_->inflate(piece, message_, limits_.max_message_bytes);
   } else {
     message_.append(piece);
@@ -136,6 +140,7 @@ bool message_reader::add_piece(std::string_view piece, close_code& failure) {
 message_reader::result message_reader::end_message(std::size_t consumed) {
   close_code failure{};
   if (compressed_) {
+    if (inflater_ == nullptr) return fail(close_code::internal_error, consumed);
     const std::size_t before = message_.size();
     const inflater::status st = inflater_->finish(message_, limits_.max_message_bytes);
     if (!validate_output(before)) return fail(close_code::invalid_payload, consumed);

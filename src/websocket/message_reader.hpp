@@ -74,8 +74,15 @@ class message_reader {
   };
 
   /// A reader under `limits`; `decompressor` (owned by the caller, outliving
-  /// the reader) when permessage-deflate was agreed: RSV1 is refused without it.
-  explicit message_reader(const reader_limits& limits, inflater* decompressor = nullptr) noexcept;
+  /// the reader) when permessage-deflate was agreed: RSV1 is refused without
+  /// it, unless `deflate` says the decompressor is lent later (set_inflater()).
+  explicit message_reader(const reader_limits& limits, inflater* decompressor = nullptr, bool deflate = false) noexcept;
+
+  /// The decompressor from now on (null: none lent). It must not change
+  /// while a compressed message is open (in_message()); a compressed frame
+  /// that finds none fails with 1011.
+  void set_inflater(inflater* decompressor) noexcept { inflater_ = decompressor; }
+  inflater* current_inflater() const noexcept { return inflater_; }
 
   /// Reads frames from `input` (the unconsumed bytes, in order, contiguous) up
   /// to the next event. Unmasks payload bytes in place. Views in the result

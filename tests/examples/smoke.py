@@ -205,8 +205,16 @@ def stet_server_cli(binary, extra):
     out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10)
     check(out.returncode == 0 and out.stdout == f"stet-server (stet) {version}\n", f"--version: {out}")
     out = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=10)
-    for flag in ("--version", "--cors-origin ORIGIN"):
+    for flag in ("--version", "--cors-origin ORIGIN", "--listen ADDR", "--trusted-proxy CIDR", "--proxy-protocol",
+                 "--drain-delay-ms N", "--first-byte-timeout-ms N", "--max-connections-per-address N"):
         check(flag in out.stdout, f"--help does not list {flag}: {out.stdout}")
+    out = subprocess.run([binary, "--listen", "localhost:80"], capture_output=True, text=True, timeout=10)
+    check(out.returncode == 1 and "listen on localhost:80: the host must be" in out.stderr, f"bad --listen: {out}")
+    out = subprocess.run([binary, "--listen", "127.0.0.1:0", "--trusted-proxy", "10.0.0.0/33"], capture_output=True,
+                         text=True, timeout=10)
+    check(out.returncode == 1 and 'trusted_proxies[0] "10.0.0.0/33"' in out.stderr, f"bad --trusted-proxy: {out}")
+    out = subprocess.run([binary, "--listen", "systemd"], capture_output=True, text=True, timeout=10)
+    check(out.returncode == 1 and "LISTEN_FDS" in out.stderr, f"--listen systemd without sockets: {out}")
     out = subprocess.run([binary, "--cors-origin", "https://example.com/"], capture_output=True, text=True,
                          timeout=10)
     check(out.returncode == 2 and "no path" in out.stderr, f"bad --cors-origin: {out}")

@@ -383,9 +383,11 @@ TEST(HostileClients, ConnectionsBeyondTheLimitQueueAndLeakNoDescriptor) {
     waiting.push_back(std::make_unique<raw_client>(server.port()));
     ASSERT_TRUE(waiting.back()->send(get_request("/query?" + std::to_string(i))));
   }
-  // The server fills up to the limit, then serves the others as earlier ones
-  // leave, never holding more than the limit.
-  EXPECT_TRUE(eventually([&] { return accepted_sockets(server.port()) == options.max_connections; }));
+  // The server fills up to the limit (and one more, for which it looks for a
+  // connection to spare: these all sent a request, so there is none until one
+  // is answered), then serves the others as earlier ones leave or, answered
+  // and idle, make room.
+  EXPECT_TRUE(eventually([&] { return accepted_sockets(server.port()) >= options.max_connections; }));
   std::size_t answered = 0;
   std::size_t most_held = 0;
   const auto give_up = clock_type::now() + 20s;
@@ -401,7 +403,8 @@ TEST(HostileClients, ConnectionsBeyondTheLimitQueueAndLeakNoDescriptor) {
     }
   }
   EXPECT_EQ(answered, clients);
-  EXPECT_EQ(most_held, options.max_connections);
+  EXPECT_GE(most_held, options.max_connections);
+  EXPECT_LE(most_held, options.max_connections + 1);
   EXPECT_TRUE(eventually([&] { return server.get().open_connections() == 0; }));
   EXPECT_TRUE(eventually([&] { return open_fds() == fds_before; }))
       << open_fds() << " fds, " << fds_before << " before";

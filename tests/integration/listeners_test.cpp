@@ -109,6 +109,24 @@ TEST(Listeners, AnIpv6LoopbackListenerServes) {
   server.wait();
 }
 
+// "[::]" is dual-stack (IPV6_V6ONLY off): IPv4 clients arrive on it too, and
+// their address is IPv4, not "::ffff:127.0.0.1", so trusted_proxies match it.
+TEST(Listeners, TheIpv6WildcardIsDualStack) {
+  stet::server_options o = test_options();
+  o.listeners = {{"[::]:0"}};
+  stet::server server(routes(), o);
+  if (const stet::start_error failed = server.start()) {
+    GTEST_SKIP() << "no IPv6 here: " << failed.message();
+  }
+  raw_client v4(server.port());
+  const auto r = v4.request("GET", "/peer");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "127.0.0.1");
+  EXPECT_EQ(body_of(get_over_ipv6_loopback(server.port(), "/peer")), "::1");
+  server.stop();
+  server.wait();
+}
+
 TEST(Listeners, AUnixSocketGetsItsModeAndIsRemovedAtStop) {
   scratch_dir dir;
   const std::string sock = dir.file("m.sock");

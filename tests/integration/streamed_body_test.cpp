@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -106,8 +107,7 @@ class file_sink final : public stet::body_sink {
   }
   stet::response on_end() override {
     log_.note(&sink_log::ended);
-    if (file_.error())
-      return stet::response::text(file_.error().message(), stet::status::internal_server_error);
+    if (file_.error()) return stet::response::text(file_.error().message(), stet::status::internal_server_error);
     const stet::upload_commit_result done = file_.commit("done");
     return stet::response::text(done ? std::string(done.info.sha256_hex()) : done.error.message());
   }
@@ -161,6 +161,15 @@ class StreamedBody : public ::testing::Test {
       }
       return stet::read_body(std::make_unique<counting_sink>(log_, nullptr));
     });
+    // A group whose middleware refuses on the head: the handler never runs.
+    stet::route_group guarded = r.group("/guarded");
+    guarded.before([](stet::request& req) -> std::optional<stet::response> {
+      if (req.header("x-key") == "k") return std::nullopt;
+      return stet::response::text("refused by middleware", stet::status::forbidden);
+    });
+    guarded.after([](stet::request&, stet::response& res) { res.set_header("X-After", "ran"); });
+    guarded.put("/in", streamed,
+                [this](stet::request&) { return stet::read_body(std::make_unique<counting_sink>(log_, nullptr)); });
     // Buffered, with a route limit above and one below the server's.
     r.post("/big", limited(512 * 1024),
            [](stet::request& req) { return stet::response::text(std::to_string(req.body().size())); });
@@ -279,6 +288,19 @@ TEST_F(StreamedBody, AnEarlyRefusalNeedsNoneOfTheBody) {
   EXPECT_EQ(log_.bytes, 0u);
 }
 
+TEST_F(StreamedBody, MiddlewareRunsOnTheHeadAndItsAfterHooksOnTheSinksAnswer) {
+  raw_client c(server_.port());
+  ASSERT_TRUE(c.send(head("PUT", "/guarded/in", content_length(std::uint64_t{1} << 29) + "Expect: 100-continue\r\n")));
+  const std::string refused = c.read_until_close(3s);
+  EXPECT_EQ(refused.find("100 Continue"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("HTTP/1.1 403"), std::string::npos) << refused;
+  raw_client d(server_.port());
+  const auto taken = d.request("PUT", "/guarded/in", "X-Key: k\r\n", std::string(70'000, 'm'));
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->body, "70000");
+  EXPECT_EQ(taken->header("x-after"), "ran");
+}
+
 TEST_F(StreamedBody, AnEarlyRefusalOfASmallBodyKeepsTheConnection) {
   raw_client c(server_.port());
   const auto refused = c.request("PUT", "/private", {}, std::string(50'000, 'p'));
@@ -287,8 +309,7 @@ TEST_F(StreamedBody, AnEarlyRefusalOfASmallBodyKeepsTheConnection) {
   const auto next = c.request("GET", "/plaintext");
   ASSERT_TRUE(next);
   EXPECT_EQ(next->body, "Hello, World!");
-  const auto allowed =
-      c.request("PUT", "/private", "Authorization: Bearer yes\r\n", std::string(3000, 'q'));
+  const auto allowed = c.request("PUT", "/private", "Authorization: Bearer yes\r\n", std::string(3000, 'q'));
   ASSERT_TRUE(allowed);
   EXPECT_EQ(allowed->body, "3000");
 }

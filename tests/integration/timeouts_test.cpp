@@ -22,6 +22,7 @@ using namespace stet::test;
 using clock_type = std::chrono::steady_clock;
 
 struct timeouts {
+  std::chrono::milliseconds first_byte = 2s;
   std::chrono::milliseconds header = 2s;
   std::chrono::milliseconds idle = 2s;
   std::chrono::milliseconds body = 2s;
@@ -31,6 +32,7 @@ struct timeouts {
 
 stet::server_options with(const timeouts& t) {
   stet::server_options o = test_options();
+  o.first_byte_timeout = t.first_byte;
   o.header_timeout = t.header;
   o.idle_timeout = t.idle;
   o.body_timeout = t.body;
@@ -79,7 +81,7 @@ TEST(Timeouts, EachRequestRestartsTheIdleTimeout) {
 
 TEST(Timeouts, SilentNewConnectionIsClosedWithoutAnswer) {
   test_app app;
-  running_server server(app.routes(), with({.header = 200ms}));
+  running_server server(app.routes(), with({.first_byte = 200ms}));
   raw_client client(server.port());
   const auto start = clock_type::now();
   EXPECT_EQ(client.read_until_close(3s), "");

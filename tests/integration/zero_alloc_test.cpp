@@ -58,20 +58,27 @@ bool round_trip(int fd, std::string_view request, std::size_t response_size) {
   return got == response_size;
 }
 
-// The size of the response on the wire, and its status.
-std::pair<std::size_t, int> response_size(raw_client& client, std::string_view request) {
+struct first_answer {
+  std::size_t size = 0;  // on the wire
+  int status = 0;
+  std::string coding;  // its Content-Encoding
+};
+
+first_answer response_size(raw_client& client, std::string_view request) {
   client.send(request);
   const auto r = client.read_response();
-  if (!r) return {0, 0};
+  if (!r) return {};
   std::size_t size = std::strlen("HTTP/1.1 200 \r\n\r\n") + r->reason.size() + r->body.size();
   for (const auto& [name, value] : r->headers) size += name.size() + 2 + value.size() + 2;
-  return {size, r->status};
+  return {size, r->status, r->header("content-encoding").value_or("")};
 }
 
 struct measured {
   std::uint64_t allocations = 0;
   int status = 0;
-  std::uint64_t static_hits = 0;  // answers from the static memory cache
+  std::uint64_t static_hits = 0;   // answers from the static memory cache
+  std::uint64_t variant_hits = 0;  // answers from a compressed static variant
+  std::string content_encoding;
 };
 
 struct request_shape {
@@ -79,15 +86,21 @@ struct request_shape {
   std::string_view extra_headers;
   bool observed = false;     // metrics on
   bool conditional = false;  // If-None-Match with the ETag of a first answer
+  bool compression = false;  // server_options::compression and static_options::compression on
 };
 
 measured allocations_over_1000_requests(std::string_view target, request_shape shape = {}) {
   stet::test::temp_tree tree;
   tree.write("app.css", small_file);
+  std::string large_css;
+  while (large_css.size() < 8192) large_css += ".rule-" + std::to_string(large_css.size()) + " { margin: 0 auto; }\n";
+  tree.write("large.css", large_css);
   stet::static_options no_settle;
   no_settle.settle_time = std::chrono::milliseconds(0);  // cache the file written just now at once
-  auto files = std::make_shared<stet::static_files>(tree.root().string(), no_settle);
   stet::server_options options = stet::test::test_options();
+  options.compression.enabled = shape.compression;
+  no_settle.compression = options.compression;
+  auto files = std::make_shared<stet::static_files>(tree.root().string(), no_settle);
   options.threads = 1;
   if (shape.observed) options.metrics = std::make_shared<stet::metrics>();
   running_server server(hot_routes(files), options);
@@ -101,7 +114,7 @@ measured allocations_over_1000_requests(std::string_view target, request_shape s
   }
   const std::string request =
       std::string(shape.method) + " " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra + "\r\n";
-  const auto [size, status] = response_size(client, request);
+  const auto [size, status, coding] = response_size(client, request);
   EXPECT_GT(size, 0u);
 
   bool ok = true;
@@ -110,7 +123,7 @@ measured allocations_over_1000_requests(std::string_view target, request_shape s
   for (int i = 0; i < 1000 && ok; ++i) ok = round_trip(client.fd(), request, size);
   const std::uint64_t allocations = stet::test::total_allocations() - before;
   EXPECT_TRUE(ok) << "a round trip failed";
-  return {allocations, status, files->stats().hits};
+  return {allocations, status, files->stats().hits, files->stats().variant_hits, coding};
 }
 
 request_shape observed() {
@@ -184,6 +197,30 @@ TEST(ZeroAllocation, KeepAliveMethodNotAllowed) {
   const measured m =
       allocations_over_1000_requests("/plaintext", with_headers("Accept: application/json\r\n", "DELETE"));
   EXPECT_EQ(m.status, 405);
+  EXPECT_EQ(m.allocations, 0u);
+}
+
+request_shape compressed(std::string_view extra) {
+  request_shape s = with_headers(extra);
+  s.compression = true;
+  return s;
+}
+
+// Compression on costs nothing for an answer under min_bytes: the policy
+// decides from the size before it looks at anything else.
+TEST(ZeroAllocation, KeepAlivePlaintextWithCompressionOn) {
+  const measured m = allocations_over_1000_requests("/plaintext", compressed("Accept-Encoding: gzip, deflate, br\r\n"));
+  EXPECT_EQ(m.status, 200);
+  EXPECT_EQ(m.content_encoding, "");
+  EXPECT_EQ(m.allocations, 0u);
+}
+
+// A compressed static variant is made once; every later hit sends it as it is.
+TEST(ZeroAllocation, KeepAliveCompressedStaticVariantHit) {
+  const measured m = allocations_over_1000_requests("/static/large.css", compressed("Accept-Encoding: gzip, br\r\n"));
+  EXPECT_EQ(m.status, 200);
+  EXPECT_EQ(m.content_encoding, "br");
+  EXPECT_GE(m.variant_hits, 1000u);
   EXPECT_EQ(m.allocations, 0u);
 }
 

@@ -15,6 +15,7 @@ inline server_options test_options() {
   o.host = "127.0.0.1";
   o.port = 0;
   o.threads = 2;
+  o.first_byte_timeout = std::chrono::milliseconds(2000);
   o.header_timeout = std::chrono::milliseconds(2000);
   o.idle_timeout = std::chrono::milliseconds(2000);
   o.body_timeout = std::chrono::milliseconds(2000);

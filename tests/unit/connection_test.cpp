@@ -9,6 +9,7 @@
 #include "net/worker.hpp"
 
 #include <stet/body.hpp>
+#include <stet/multipart.hpp>
 #include <stet/router.hpp>
 
 #include <gtest/gtest.h>
@@ -44,11 +45,40 @@ class summing_sink final : public stet::body_sink {
   std::uint64_t sum_ = 0;
 };
 
+// Lists a multipart body's parts as it streams: "name:size;" each.
+class multipart_listing final : public stet::body_sink {
+ public:
+  explicit multipart_listing(std::string_view content_type) : parser_(content_type) {}
+  stet::body_flow on_data(std::string_view piece) override {
+    parser_.consume(piece, [this](const stet::multipart_event& e) { on_event(e); });
+    return stet::body_flow::more;
+  }
+  stet::response on_end() override {
+    parser_.finish([this](const stet::multipart_event& e) { on_event(e); });
+    if (!parser_) return stet::response::text(parser_.error().message(), parser_.error().status());
+    return stet::response::text(listing_);
+  }
+  void on_abort(std::error_code) noexcept override {}
+
+ private:
+  void on_event(const stet::multipart_event& e) {
+    if (e.kind == stet::multipart_event_kind::part_begin) listing_ += std::string(parser_.part().name) + ":";
+    if (e.kind == stet::multipart_event_kind::part_data) size_ += e.data.size();
+    if (e.kind == stet::multipart_event_kind::part_end) listing_ += std::to_string(std::exchange(size_, 0)) + ";";
+  }
+  stet::multipart_parser parser_;
+  std::string listing_;
+  std::size_t size_ = 0;
+};
+
 stet::router routes() {
   stet::router r;
   stet::route_options streamed;
   streamed.stream_body = true;
   r.put("/sink", streamed, [](stet::request&) { return stet::read_body(std::make_unique<summing_sink>()); });
+  r.post("/form", streamed, [](stet::request& req) {
+    return stet::read_body(std::make_unique<multipart_listing>(req.header("content-type").value_or("")));
+  });
   r.get("/a", [](stet::request&) { return stet::response::text("alpha"); });
   r.post("/echo", [](stet::request& req) { return stet::response::text(req.body()); });
   r.get("/big", [](stet::request&) { return stet::response::text(std::string(40 * 1024, 'b')); });
@@ -66,7 +96,11 @@ stet::router routes() {
 // One worker whose event loop the test turns by hand.
 class memory_server {
  public:
-  memory_server() : routes_(routes()), worker_(host_, routes_, options_, nullptr) {}
+  /// `eviction_grace`: how long a connection must wait before it may be evicted.
+  explicit memory_server(std::chrono::milliseconds eviction_grace = {})
+      : routes_(routes()), worker_(host_, routes_, options_, nullptr) {
+    options_.eviction_grace = eviction_grace;
+  }
   memory_server(const memory_server&) = delete;
   memory_server& operator=(const memory_server&) = delete;
   // Connections still parked on a read would otherwise keep themselves alive.
@@ -100,6 +134,10 @@ class memory_server {
     return stream->take_output();
   }
   stet::detail::worker& worker() noexcept { return worker_; }
+  /// Connections closed so far.
+  int closed() const noexcept { return host_.closed; }
+  /// Runs every handler that is ready now.
+  void settle() { worker_.io().poll(); }
 
  private:
   counting_host host_;
@@ -231,6 +269,79 @@ TEST(Connection, ManyIdleConnectionsShareOneExchange) {
   EXPECT_EQ(server.worker().exchanges().spares(), 1u);
 }
 
+// ------------------------------------------------------------ eviction --
+// At max_connections the worker makes room by closing the connection that has
+// waited longest without a complete request, else the oldest idle keep-alive;
+// never one whose bytes are already there to read.
+
+TEST(ConnectionEviction, TheSilentConnectionThatWaitedLongestGoesFirst) {
+  memory_server server;
+  const auto first = server.connect();
+  const auto second = server.connect();
+  server.settle();
+  EXPECT_TRUE(server.worker().evict_one());
+  server.settle();
+  EXPECT_TRUE(first->closed());
+  EXPECT_FALSE(second->closed());
+  EXPECT_EQ(server.worker()
+                .counters()
+                .connections_closed[static_cast<std::size_t>(stet::detail::close_reason::evicted_silent)],
+            1u);
+}
+
+TEST(ConnectionEviction, APartialHeadOlderThanTheSilentOnesGoesBeforeThem) {
+  memory_server server;
+  const auto partial = server.connect();
+  partial->feed("GET /a HTTP/1.1\r\nHo");
+  server.settle();
+  const auto silent = server.connect();
+  server.settle();
+  EXPECT_TRUE(server.worker().evict_one());
+  server.settle();
+  EXPECT_TRUE(partial->closed());
+  EXPECT_FALSE(silent->closed());
+}
+
+TEST(ConnectionEviction, IdleKeepAlivesGoOnlyWhenNoneWaitsForARequest) {
+  memory_server server;
+  const auto idle = server.connect();
+  idle->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+  server.settle();
+  ASSERT_NE(idle->output().find("alpha"), std::string::npos);
+  const auto silent = server.connect();
+  server.settle();
+  EXPECT_TRUE(server.worker().evict_one());
+  server.settle();
+  EXPECT_TRUE(silent->closed());
+  EXPECT_FALSE(idle->closed());
+  EXPECT_TRUE(server.worker().evict_one());
+  server.settle();
+  EXPECT_TRUE(idle->closed());
+  EXPECT_FALSE(server.worker().evict_one());  // nobody left
+}
+
+TEST(ConnectionEviction, NoConnectionYoungerThanTheGraceIsEvicted) {
+  memory_server server(std::chrono::hours(1));
+  const auto silent = server.connect();
+  const auto idle = server.connect();
+  idle->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");
+  server.settle();
+  EXPECT_FALSE(server.worker().evict_one());
+  server.settle();
+  EXPECT_FALSE(silent->closed());
+  EXPECT_FALSE(idle->closed());
+}
+
+TEST(ConnectionEviction, AConnectionWithBytesWaitingIsNotEvicted) {
+  memory_server server;
+  const auto busy = server.connect();
+  server.settle();
+  busy->feed("GET /a HTTP/1.1\r\nHost: x\r\n\r\n");  // queued, not read yet
+  EXPECT_FALSE(server.worker().evict_one());
+  server.settle();
+  EXPECT_NE(busy->output().find("alpha"), std::string::npos);
+}
+
 }  // namespace
 
 // A streamed body, pipelined between plain requests, cut at every byte: the
@@ -252,4 +363,26 @@ TEST(Connection, EverySplitOfAStreamedBodyGetsTheSameAnswers) {
   std::vector<std::string> bytes;
   for (char c : streamed) bytes.emplace_back(1, c);
   EXPECT_EQ(without_dates(server.exchange(bytes)), expected);
+}
+
+// A multipart body through the connection, cut at every byte (so at every
+// position around each boundary): the same parts every time.
+TEST(Connection, EverySplitOfAStreamedMultipartBodyFindsTheSameParts) {
+  const std::string body =
+      "preamble\r\n--xyz\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nalpha\r\n"
+      "--xyz\r\nContent-Disposition: form-data; name=\"f\"; filename=\"f.txt\"\r\nContent-Type: text/plain\r\n\r\n"
+      "line one\r\n--xy not a boundary\r\n\r\n"
+      "--xyz\r\nContent-Disposition: form-data; name=\"empty\"\r\n\r\n\r\n"
+      "--xyz--\r\nepilogue";
+  const std::string request =
+      "POST /form HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=xyz\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+  memory_server server;
+  const std::string expected = without_dates(server.exchange({request}));
+  EXPECT_NE(expected.find("\r\n\r\na:5;f:31;empty:0;"), std::string::npos) << expected;
+  for (std::size_t at = 1; at < request.size(); ++at) {
+    const std::string got = without_dates(server.exchange({request.substr(0, at), request.substr(at)}));
+    ASSERT_EQ(got, expected) << "split at byte " << at << " of " << request.size();
+  }
 }

@@ -10,6 +10,7 @@ namespace {
 using namespace std::chrono_literals;
 using stet::detail::deadline_hook;
 using stet::detail::deadline_list;
+using stet::detail::deadline_target;
 using stet::detail::steady;
 using stet::detail::timeout_kind;
 
@@ -120,11 +121,15 @@ TEST(DeadlineList, FrontIsTheEarliestDeadline) {
 
 TEST(DeadlineList, TargetIsKeptForTheOwner) {
   deadline_list list(timeout_kind::handler, 1s);
-  int owner = 0;
+  struct target final : deadline_target {
+    void on_timeout(timeout_kind) override {}
+    bool evictable() noexcept override { return false; }
+    void evict() noexcept override {}
+  } owner;
   deadline_hook a;
   a.target = &owner;
   list.push(a, steady::time_point{});
-  EXPECT_EQ(list.front()->target, &owner);
+  EXPECT_EQ(list.front()->target, static_cast<deadline_target*>(&owner));
 }
 
 }  // namespace

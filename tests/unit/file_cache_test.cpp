@@ -88,6 +88,34 @@ TEST(FileCache, EvictsLeastRecentlyUsedForTheBudget) {
   EXPECT_EQ(cache.bytes(), 300u);
 }
 
+TEST(FileCache, VariantChargesCountAgainstTheBudgetAndLeaveWithTheEntry) {
+  file_cache cache(1000, 10);
+  put(cache, "a", entry_of(400, 1));
+  put(cache, "b", entry_of(400, 2));
+  const auto k = file_cache::make_key("a");
+  const auto a = cache.find(k);
+  EXPECT_TRUE(cache.holds(k, a.get()));
+  EXPECT_TRUE(cache.add_variant_charge(k, a.get(), 150));
+  EXPECT_EQ(cache.bytes(), 950u);
+  EXPECT_EQ(cache.variant_bytes(), 150u);
+  EXPECT_EQ(cache.sum_of_charges(), 950u);
+  // No room: "b" is evicted for it, never "a" itself.
+  EXPECT_TRUE(cache.add_variant_charge(k, a.get(), 100));
+  EXPECT_FALSE(cache.find(file_cache::make_key("b")));
+  EXPECT_EQ(cache.bytes(), 650u);
+  // Room only by evicting the entry the variant is for: refused, nothing counted.
+  EXPECT_FALSE(cache.add_variant_charge(k, a.get(), 400));
+  EXPECT_TRUE(cache.holds(k, a.get()));
+  EXPECT_EQ(cache.bytes(), 650u);
+  // A replaced entry is not charged, and the old one's variants leave with it.
+  put(cache, "a", entry_of(100, 3));
+  EXPECT_FALSE(cache.holds(k, a.get()));
+  EXPECT_FALSE(cache.add_variant_charge(k, a.get(), 10));
+  EXPECT_EQ(cache.bytes(), 100u);
+  EXPECT_EQ(cache.variant_bytes(), 0u);
+  EXPECT_EQ(cache.sum_of_charges(), 100u);
+}
+
 TEST(FileCache, EntryLimitAndOversizedEntries) {
   file_cache cache(10'000, 3);
   for (int i = 0; i < 10; ++i) put(cache, "e" + std::to_string(i), entry_of(10));

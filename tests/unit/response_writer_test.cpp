@@ -112,6 +112,16 @@ TEST(ResponseWriter, HeadKeepsContentLengthAndDropsTheBody) {
   EXPECT_EQ(out.find("hello"), std::string::npos) << out;
 }
 
+TEST(ResponseWriter, HeadOfACompressedVariantSendsNoLength) {
+  response_writer w("");
+  const response r = response::text("hello");
+  const framing head{.head_request = true, .no_content_length = true};
+  std::string out;
+  w.append(out, r, head);
+  EXPECT_EQ(out.find("Content-Length"), std::string::npos) << out;
+  EXPECT_TRUE(out.ends_with("\r\n\r\n")) << out;
+}
+
 TEST(ResponseWriter, NoContentAndNotModifiedHaveNoLengthAndNoBody) {
   response_writer w("");
   for (const status s : {status::no_content, status::not_modified, status::continue_}) {

@@ -56,12 +56,12 @@ TEST(MimeTable, CommonWebTypes) {
 }
 
 TEST(AcceptEncoding, PicksTheBestAvailableSibling) {
-  using c = content_coding;
+  using c = sibling_coding;
   struct row {
     std::string_view header;
     bool br;
     bool gz;
-    content_coding expected;
+    sibling_coding expected;
   };
   const row rows[] = {
       {"gzip, deflate, br", true, true, c::br},

@@ -23,6 +23,9 @@ namespace stet {
 
 class router;
 class route_group;
+struct websocket_options;
+template <class T>
+struct websocket_handlers;
 
 namespace detail {
 
@@ -128,6 +131,17 @@ class routing_api {
     scope().add_layer(std::move(layer));
     return self();
   }
+
+  /// A WebSocket route (defined in <stet/websocket.hpp>, which must be
+  /// included): a GET route at `pattern` whose handler checks the handshake,
+  /// calls `upgrade(request&, A...)` (the pattern's parameters typed as for
+  /// handlers) and, when it accepts, hands the connection to a session that
+  /// runs `handlers`. @throws route_error as add() does.
+  template <pattern_source P, class T, class U>
+  Self& websocket(const P& pattern, const websocket_options& options, websocket_handlers<T> handlers, U&& upgrade);
+  /// A WebSocket route that accepts every valid upgrade, with T{} as user data.
+  template <pattern_source P, class T>
+  Self& websocket(const P& pattern, const websocket_options& options, websocket_handlers<T> handlers);
 
   /// A group of routes under `prefix` ("/api": its "/users" is "/api/users", its
   /// "/" is "/api") with its own middleware layers inside this scope's.

@@ -1,0 +1,266 @@
+#include "net/websocket_connection.hpp"
+
+#include "net/websocket_worker.hpp"
+#include "net/worker.hpp"
+#include "websocket/upgrade.hpp"
+
+#include <array>
+#include <cstring>
+#include <string>
+
+namespace stet::detail {
+
+namespace {
+
+// Below this much room after the unconsumed bytes, they move to the front
+// before the next read (a partial frame at the end of the previous one).
+constexpr std::size_t min_read_bytes = 4 * 1024;
+// Pieces of one gather write (a queue of many shared frames takes several).
+constexpr std::size_t gather_pieces = 64;
+
+}  // namespace
+
+void start_websocket(worker& w, std::unique_ptr<transport> stream, const endpoint& peer, websocket_upgrade& up,
+                     std::string_view already_read) {
+  websocket_worker& ws = w.websockets();
+  auto c = std::make_shared<websocket_connection>(ws, std::move(stream), peer, up);
+  ws.adopt(c);
+  c->start(already_read);
+}
+
+websocket_connection::websocket_connection(websocket_worker& owner, std::unique_ptr<transport> stream,
+                                           const endpoint& peer, websocket_upgrade& up)
+    : ws::session(up, owner, peer), owner_(owner), stream_(std::move(stream)), mailbox_(owner.mailbox()) {
+  deadline_.target = this;
+}
+
+// Only unlinks the timer: by now the session ended (the worker ends every
+// session before it goes), or this is the destruction of a task posted from
+// another thread that the stopped loop never ran.
+websocket_connection::~websocket_connection() { deadline_list::unlink(deadline_); }
+
+void websocket_connection::start(std::string_view already_read) {
+  const std::shared_ptr<websocket_connection> self = shared_from_this();
+  corked_ = true;
+  open();
+  if (!already_read.empty() && !ended()) {
+    block_ = owner_.take_block();
+    std::memcpy(block_, already_read.data(), already_read.size());  // less than one HTTP read buffer
+    end_ = already_read.size();
+  }
+  corked_ = false;
+  if (owner_.owner().draining()) drain();
+  if (ended()) return;
+  if (block_ != nullptr) {
+    process_input();
+  } else {
+    flush();
+    read_more();
+  }
+}
+
+void websocket_connection::read_more() {
+  if (reading_ || ended()) return;
+  reading_ = true;
+  stream_->start_read({this, &websocket_connection::read_done, &websocket_connection::read_buffer},
+                      std::exchange(wrote_, false), shared_from_this());
+}
+
+// Asked for when the read is tried: an idle session takes its buffer only now.
+std::span<char> websocket_connection::read_buffer(void* self, bool speculative) noexcept {
+  auto& c = *static_cast<websocket_connection*>(self);
+  if (c.lingering_) return c.owner_.discard_buffer();
+  if (c.block_ == nullptr) {
+    if (speculative) return {};
+    try {
+      c.block_ = c.owner_.take_block();
+    } catch (...) {
+      return {};  // out of memory: the read finds nowhere to go and fails
+    }
+    c.begin_ = c.end_ = 0;
+  }
+  if (c.begin_ == c.end_) {
+    c.begin_ = c.end_ = 0;
+  } else if (ws::read_block_bytes - c.end_ < std::max(c.wanted_, min_read_bytes) && c.begin_ > 0) {
+    std::memmove(c.block_, c.block_ + c.begin_, c.end_ - c.begin_);
+    c.end_ -= c.begin_;
+    c.begin_ = 0;
+  }
+  return {c.block_ + c.end_, ws::read_block_bytes - c.end_};
+}
+
+void websocket_connection::read_done(void* self, const boost::system::error_code& ec, std::size_t n) {
+  static_cast<websocket_connection*>(self)->on_read(ec, n);
+}
+
+void websocket_connection::on_read(const boost::system::error_code& ec, std::size_t n) {
+  reading_ = false;
+  if (ended()) return;
+  if (ec || (n == 0 && !lingering_ && block_ == nullptr)) {
+    end_now();  // end of stream or reset: on_close reports 1006 unless the close handshake is done
+    return;
+  }
+  single_writer_add(owner_.counters().bytes_in, n);
+  if (lingering_) {
+    read_more();
+    return;
+  }
+  end_ += n;
+  process_input();
+}
+
+// Every complete frame is handled, then everything they queued goes out in
+// one write; the buffer goes back to the pool once all of it is consumed.
+void websocket_connection::process_input() {
+  const std::shared_ptr<websocket_connection> self = shared_from_this();
+  if (block_ != nullptr && begin_ < end_) {
+    corked_ = true;
+    const input_result r = on_input({block_ + begin_, end_ - begin_});
+    corked_ = false;
+    if (ended()) return;
+    begin_ += r.consumed;
+    wanted_ = r.wanted;
+  }
+  if (block_ != nullptr && begin_ == end_) release_block();
+  flush();
+  if (!ended() && wants_input()) read_more();
+}
+
+void websocket_connection::release_block() noexcept {
+  if (block_ == nullptr) return;
+  owner_.give_block(block_);
+  block_ = nullptr;
+  begin_ = end_ = 0;
+}
+
+void websocket_connection::flush() noexcept {
+  if (ended() || waiting_writable_ || corked_) return;
+  if (terminate_pending()) {
+    terminate();
+    return;
+  }
+  corked_ = true;
+  while (!output().empty()) {
+    std::array<iovec, gather_pieces> pieces{};
+    const std::size_t count = output().gather(pieces);
+    boost::system::error_code ec;
+    const std::size_t n = stream_->write_some({pieces.data(), count}, ec);
+    if (ec == asio::error::would_block) {
+      waiting_writable_ = true;
+      corked_ = false;
+      stream_->wait_writable({this, &websocket_connection::writable, nullptr}, shared_from_this());
+      return;
+    }
+    if (ec) {
+      corked_ = false;
+      end_now();
+      return;
+    }
+    wrote_ = true;
+    single_writer_add(owner_.counters().bytes_out, n);
+    output().consume(n);
+    try {
+      on_output_written();  // on_drain may queue more: this loop writes it
+    } catch (...) {         // only allocation can throw there; the session ends as on a write error
+      corked_ = false;
+      end_now();
+      return;
+    }
+    if (ended()) return;
+  }
+  corked_ = false;
+  if (finishing() && !lingering_) finish_tcp();
+}
+
+void websocket_connection::writable(void* self, const boost::system::error_code& ec, std::size_t /*bytes*/) {
+  auto& c = *static_cast<websocket_connection*>(self);
+  c.waiting_writable_ = false;
+  if (c.ended()) return;
+  if (ec) {
+    c.end_now();
+    return;
+  }
+  c.flush();
+}
+
+// After the close handshake (or a failure) the server ends the TCP
+// connection first (RFC 6455 7.1.1). FIN, then read and discard until the
+// peer closes its side or close_timeout passes: closing with unread input
+// would send a reset that can destroy the close frame before it is read.
+void websocket_connection::finish_tcp() {
+  lingering_ = true;
+  release_block();
+  stream_->shutdown_send();
+  arm_timer(options().close_timeout);
+  read_more();
+}
+
+void websocket_connection::output_queued() noexcept {
+  if (corked_ || ended()) return;
+  owner_.want_flush(*this);
+}
+
+void websocket_connection::end_now() noexcept {
+  if (ended()) return;
+  const std::shared_ptr<websocket_connection> self = shared_from_this();
+  deadline_list::unlink(deadline_);
+  stream_->close();
+  release_transport();
+  release_block();
+  on_transport_end();
+  owner_.ended(*this);
+}
+
+// A websocket_handle may keep this object alive past its worker's event loop,
+// and a socket must not outlive the loop it was made on. So the transport
+// goes now, destroyed by the loop once the completions its close queued have
+// run (as connection::close() does; not here: this may run inside one).
+void websocket_connection::release_transport() noexcept {
+  try {
+    asio::post(owner_.io(), [stream = std::move(stream_)] {});
+  } catch (...) {  // no memory for the task: the transport goes at once
+  }
+}
+
+void websocket_connection::arm_timer(clock::duration d) noexcept { owner_.arm(deadline_, d); }
+
+void websocket_connection::on_timeout() {
+  const std::shared_ptr<websocket_connection> self = shared_from_this();
+  on_timer();
+  flush();
+}
+
+// Posted, not run here: this is called from within a write's bookkeeping,
+// and reading may queue more output, which writes and may unblock again.
+void websocket_connection::input_unblocked() noexcept {
+  if (resume_posted_) return;
+  resume_posted_ = true;
+  asio::post(owner_.io(), [self = shared_from_this()] {
+    self->resume_posted_ = false;
+    if (!self->ended() && !self->reading_) self->process_input();
+  });
+}
+
+send_status websocket_connection::post_send(std::string_view payload, message_kind kind) {
+  if (!is_open()) return send_status::closed;
+  if (on_owner_thread()) return send(payload, kind);
+  auto task = [self = shared_from_this(), text = std::string(payload), kind] {
+    self->send(text, kind);
+    self->flush();
+  };
+  return mailbox_->post(std::move(task)) ? send_status::posted : send_status::closed;
+}
+
+void websocket_connection::post_close(std::uint16_t code, std::string_view reason) {
+  if (!is_open()) return;
+  if (on_owner_thread()) {
+    close(code, reason);
+    return;
+  }
+  mailbox_->post([self = shared_from_this(), code, text = std::string(reason)] {
+    self->close(code, text);
+    self->flush();
+  });
+}
+
+}  // namespace stet::detail

@@ -1,0 +1,219 @@
+// WebSocket sessions over the in-memory transport, driven by hand on one
+// worker: the upgrade and the client's frames cut at every byte give the same
+// answers, a disconnect at every byte ends the session (and reports 1006 or
+// the handshake's code), and a publish reaches 1,000 subscribers.
+
+#include "net/memory_transport.hpp"
+#include "net/worker.hpp"
+#include "support/ws_frames.hpp"
+
+#include <stet/router.hpp>
+#include <stet/websocket.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+using stet::detail::memory_stream;
+using stet::detail::memory_transport;
+using stet::test::client_frame;
+
+struct counting_host final : stet::detail::connection_host {
+  int closed = 0;
+  void connection_closed() noexcept override { ++closed; }
+};
+
+struct tally {
+  std::vector<std::uint16_t> closes;
+  std::vector<stet::send_status> sends;
+  std::size_t most_buffered = 0;
+  int opens = 0;
+  int drains = 0;
+};
+
+constexpr std::size_t bound = 64 * 1024;
+constexpr std::size_t chunk = 16 * 1024;
+
+stet::router routes(tally& seen) {
+  stet::router r;
+  r.websocket(
+      "/echo", stet::websocket_options{},
+      stet::websocket_handlers<>{
+          .open = [&seen](stet::websocket<>&) { ++seen.opens; },
+          .message = [](stet::websocket<>& ws, std::string_view m, stet::message_kind k) { ws.send(m, k); },
+          .close = [&seen](stet::websocket<>&, std::uint16_t code, std::string_view) { seen.closes.push_back(code); }});
+  r.websocket("/room", stet::websocket_options{},
+              stet::websocket_handlers<>{.open = [](stet::websocket<>& ws) { ws.subscribe("room"); },
+                                         .message = [](stet::websocket<>& ws, std::string_view m,
+                                                       stet::message_kind k) { ws.publish("room", m, k); }});
+  stet::websocket_options flood;
+  flood.max_backpressure = bound;
+  r.websocket("/flood", flood,
+              stet::websocket_handlers<>{
+                  .message =
+                      [&seen](stet::websocket<>& ws, std::string_view, stet::message_kind) {
+                        for (int i = 0; i < 100; ++i) {
+                          seen.sends.push_back(ws.send(std::string(chunk, 'f'), stet::message_kind::binary));
+                          seen.most_buffered = std::max(seen.most_buffered, ws.buffered_amount());
+                        }
+                      },
+                  .drain = [&seen](stet::websocket<>&) { ++seen.drains; }});
+  return r;
+}
+
+const std::string upgrade =
+    "GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+
+// One worker whose event loop the test turns by hand.
+class memory_server {
+ public:
+  memory_server() : routes_(routes(seen)), worker_(host_, routes_, options_, nullptr) {}
+  memory_server(const memory_server&) = delete;
+  memory_server& operator=(const memory_server&) = delete;
+  // Sessions still parked on a read would otherwise keep themselves alive.
+  ~memory_server() {
+    for (const std::weak_ptr<memory_stream>& s : streams_) {
+      if (auto stream = s.lock()) stream->abandon();
+    }
+  }
+
+  std::shared_ptr<memory_stream> connect() {
+    auto stream = std::make_shared<memory_stream>(worker_.io());
+    streams_.push_back(stream);
+    worker_.adopt(std::make_unique<memory_transport>(stream), stet::endpoint::parse("192.0.2.7", 4000));
+    return stream;
+  }
+  template <class Done>
+  bool run_until(Done done) {
+    for (int steps = 0; steps < 1'000'000 && !done(); ++steps) worker_.io().run_one();
+    return done();
+  }
+  /// Runs what is ready (bounded: a peer that never reads keeps a write retry ready).
+  void run_ready() {
+    for (int steps = 0; steps < 100'000 && worker_.io().poll_one() > 0; ++steps) {
+    }
+  }
+  /// Feeds `chunks` (one read each) and an end of stream; runs until the
+  /// connection closes; returns everything written.
+  std::string exchange(const std::vector<std::string>& chunks) {
+    const int before = host_.closed;
+    auto stream = connect();
+    for (const std::string& c : chunks) stream->feed(c);
+    stream->feed_eof();
+    EXPECT_TRUE(run_until([&] { return host_.closed > before; }));
+    return stream->take_output();
+  }
+
+  tally seen;
+
+ private:
+  counting_host host_;
+  stet::server_options options_;
+  stet::router routes_;
+  stet::detail::worker worker_;
+  std::vector<std::weak_ptr<memory_stream>> streams_;
+};
+
+// What the server wrote after its 101 head.
+std::string after_head(const std::string& wire) {
+  const std::size_t end = wire.find("\r\n\r\n");
+  return end == std::string::npos ? std::string() : wire.substr(end + 4);
+}
+
+// Two messages (one fragmented around a ping) and the close handshake.
+const std::string session_bytes = upgrade + client_frame(1, "hello") + client_frame(2, "bi", false) +
+                                  client_frame(9, "p") + client_frame(0, "nary") +
+                                  client_frame(8, std::string("\x03\xe8", 2) + "bye");
+
+TEST(WebsocketSession, EverySplitOfTheClientBytesGetsTheSameAnswers) {
+  memory_server server;
+  const std::string whole = server.exchange({session_bytes});
+  ASSERT_EQ(whole.rfind("HTTP/1.1 101 Switching Protocols\r\n", 0), 0u) << whole;
+  std::string frames = after_head(whole);
+  const std::string expected = frames;
+  std::vector<stet::test::ws_frame> got;
+  while (auto f = stet::test::take_frame(frames)) got.push_back(*f);
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0].payload, "hello");
+  EXPECT_EQ(got[1].opcode, 10);
+  EXPECT_EQ(got[2].opcode, 2);
+  EXPECT_EQ(got[2].payload, "binary");
+  EXPECT_EQ(got[3].opcode, 8);
+  EXPECT_EQ(got[3].close_code(), 1000);
+  ASSERT_EQ(server.seen.closes, (std::vector<std::uint16_t>{1000}));
+
+  for (std::size_t at = 1; at < session_bytes.size(); ++at) {
+    const std::string split = server.exchange({session_bytes.substr(0, at), session_bytes.substr(at)});
+    ASSERT_EQ(after_head(split), expected) << "split at byte " << at;
+  }
+  EXPECT_EQ(server.seen.closes.size(), session_bytes.size());
+}
+
+TEST(WebsocketSession, ADisconnectAtEveryByteEndsTheSession) {
+  memory_server server;
+  for (std::size_t at = upgrade.size(); at < session_bytes.size(); ++at) {
+    server.seen.closes.clear();
+    server.exchange({session_bytes.substr(0, at)});
+    ASSERT_EQ(server.seen.closes.size(), 1u) << "cut at byte " << at;
+    EXPECT_EQ(server.seen.closes[0], stet::close_code::abnormal) << "cut at byte " << at;
+  }
+}
+
+TEST(WebsocketSession, APublishReachesAThousandSubscribers) {
+  memory_server server;
+  const std::string join =
+      "GET /room HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+  std::vector<std::shared_ptr<memory_stream>> members;
+  for (int i = 0; i < 1000; ++i) {
+    members.push_back(server.connect());
+    members.back()->feed(join);
+  }
+  server.run_ready();
+  for (auto& m : members) ASSERT_EQ(m->take_output().rfind("HTTP/1.1 101", 0), 0u);
+  members[123]->feed(client_frame(1, "to everyone"));
+  server.run_ready();
+  for (auto& m : members) {
+    std::string out = m->take_output();
+    const auto f = stet::test::take_frame(out);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->payload, "to everyone");
+    EXPECT_TRUE(out.empty());
+  }
+  for (auto& m : members) m->feed_eof();
+  server.run_ready();
+}
+
+TEST(WebsocketSession, APeerThatNeverReadsKeepsTheQueueBounded) {
+  memory_server server;
+  auto stream = server.connect();
+  std::string open = upgrade;
+  open.replace(open.find("/echo"), 5, "/flood");
+  stream->feed(open);
+  server.run_ready();
+  ASSERT_EQ(stream->take_output().rfind("HTTP/1.1 101", 0), 0u);
+  stream->blocked_writes = std::numeric_limits<std::size_t>::max();  // nothing is taken any more
+  stream->feed(client_frame(1, "go") + client_frame(1, "again"));
+  server.run_until([&] { return server.seen.sends.size() == 100; });
+  server.run_ready();  // the writes keep failing; the second message waits
+  EXPECT_EQ(server.seen.sends.size(), 100u) << "reading stops while the queue is over the bound";
+  EXPECT_LE(server.seen.most_buffered, bound + chunk + 16);
+  EXPECT_EQ(std::count(server.seen.sends.begin(), server.seen.sends.end(), stet::send_status::backpressure), 1);
+  EXPECT_EQ(std::count(server.seen.sends.begin(), server.seen.sends.end(), stet::send_status::dropped), 96);
+  EXPECT_EQ(server.seen.drains, 0);
+
+  stream->blocked_writes = 0;  // the peer reads: the queue drains, then the second message is read
+  ASSERT_TRUE(server.run_until([&] { return server.seen.sends.size() == 200; }));
+  EXPECT_GE(server.seen.drains, 1);
+  stream->feed_eof();
+  server.run_ready();
+}
+
+}  // namespace
