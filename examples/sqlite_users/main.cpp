@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
   stet::router routes;
   routes.get("/users/{id:int}", [db](stet::request&, std::int64_t id) -> stet::task<stet::response> {
     // The lambda runs on a pool thread; a throw there is rethrown here (500).
-    const std::optional<std::string> name = co_await stet::offload([db, id] { return db->find(id); });
+    // It captures a plain pointer: a capture with a destructor would go as an
+    // argument instead, offload(fn, args...) (GCC 12, docs/handlers.md).
+    const std::optional<std::string> name = co_await stet::offload([users = db.get(), id] { return users->find(id); });
     if (!name) co_return stet::response::json_text(R"({"error":"no such user"})", stet::status::not_found);
     co_return stet::response::json(
         [&](stet::json::writer& w) { w.begin_object().member("id", id).member("name", *name).end_object(); });

@@ -12,6 +12,7 @@
 #include <exception>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -129,6 +130,40 @@ class offload_awaiter final : public offload_base {
   std::exception_ptr error_;
 };
 
+/// A function and the arguments offload(fn, args...) copied beside it: the
+/// call made on the pool thread, with the copies as lvalues.
+template <class F, class... A>
+struct bound_call {
+  F fn;
+  std::tuple<A...> args;
+  std::invoke_result_t<F&, A&...> operator()() { return std::apply(fn, args); }
+};
+
+/// What offload(fn, args...) takes: at least one argument, and a function
+/// callable with lvalues of the arguments' copies.
+template <class F, class... A>
+concept offloadable_with =
+    sizeof...(A) > 0 &&
+    std::invocable<std::decay_t<F>&, std::decay_t<A>&...>&& std::move_constructible<std::decay_t<F>> &&
+    (std::move_constructible<std::decay_t<A>> && ...);
+
+// GCC 12 destroys a closure (or aggregate) temporary with non-trivially
+// destructible members twice when it appears in a co_await expression (a
+// bitwise copy of it is destroyed too): `co_await offload([ptr] {...})` frees
+// `ptr` twice. Clang is not affected.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+inline constexpr bool co_await_temporaries_destroyed_twice = true;
+#else
+inline constexpr bool co_await_temporaries_destroyed_twice = false;
+#endif
+
+/// Whether offload(fn) may take `fn` of type F&& on this compiler: anywhere
+/// but GCC 12, always; there, an lvalue (copied) or a temporary that is
+/// trivially destructible.
+template <class F>
+inline constexpr bool offload_operand_safe = !co_await_temporaries_destroyed_twice || std::is_lvalue_reference_v<F> ||
+                                             std::is_trivially_destructible_v<std::decay_t<F>>;
+
 }  // namespace detail
 
 /// `co_await stet::offload(fn)` inside a stet::task: runs `fn()` on the
@@ -151,10 +186,33 @@ class offload_awaiter final : public offload_base {
 /// timeout, server stop), `fn` still runs to its end on the pool, its result is
 /// dropped and the task is destroyed instead of resumed; if `fn` had not started
 /// it never does. Outside a server (router::handle() in a test) `fn` runs inline.
+///
+/// @note With GCC 12, a lambda that captures something with a destructor (a
+/// std::string, a shared_ptr) must not be written inside the co_await
+/// expression: that compiler destroys such a temporary twice. Pass the captures
+/// as arguments instead, `co_await stet::offload([](db& d, std::int64_t id) {
+/// return d.find(id); }, db, id)`, or name the lambda first and pass it as an
+/// lvalue. Such a temporary is refused at compile time there.
 template <class F>
 requires std::invocable < std::decay_t<F>
 & > &&std::move_constructible<std::decay_t<F>> detail::offload_awaiter<std::decay_t<F>> offload(F&& fn) {
+  static_assert(detail::offload_operand_safe<F&&>,
+                "GCC 12 destroys a lambda temporary with non-trivial captures in a co_await expression twice: "
+                "write co_await stet::offload(fn, args...) with the captures as arguments, or name the lambda "
+                "first and pass it as an lvalue");
   return detail::offload_awaiter<std::decay_t<F>>(std::forward<F>(fn));
+}
+
+/// `co_await stet::offload(fn, args...)`: as offload(fn), calling
+/// `fn(args...)` on the pool thread with copies of `args` (decayed, made
+/// here, on the awaiting thread) passed as lvalues. The way to give an
+/// offloaded function what it needs without a capturing lambda: `fn` is
+/// typically a lambda without captures.
+template <class F, class... A>
+requires detail::offloadable_with<F, A...>
+    detail::offload_awaiter<detail::bound_call<std::decay_t<F>, std::decay_t<A>...>> offload(F&& fn, A&&... args) {
+  using call = detail::bound_call<std::decay_t<F>, std::decay_t<A>...>;
+  return detail::offload_awaiter<call>(call{std::forward<F>(fn), {std::forward<A>(args)...}});
 }
 
 }  // namespace stet

@@ -18,7 +18,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -86,12 +85,6 @@ struct frame_guard {
   }
 };
 
-std::string thread_name(std::thread::id id) {
-  std::ostringstream s;
-  s << id;
-  return s.str();
-}
-
 stet::router coro_routes(const std::shared_ptr<observed>& seen) {
   stet::router r;
   r.get("/now", [](request&) { return response::text("now"); });
@@ -103,10 +96,12 @@ stet::router coro_routes(const std::shared_ptr<observed>& seen) {
   });
   r.get("/gated", [seen](request& req) -> task<response> {
     const frame_guard guard{req, *seen};
-    co_await stet::offload([seen] {
-      seen->pool_gate.pass();
-      seen->offloads_finished.fetch_add(1);
-    });
+    co_await stet::offload(
+        [](const std::shared_ptr<observed>& s) {
+          s->pool_gate.pass();
+          s->offloads_finished.fetch_add(1);
+        },
+        seen);
     seen->resumed_after_wait.fetch_add(1);
     co_return response::text("gated");
   });
