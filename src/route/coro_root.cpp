@@ -5,7 +5,9 @@
 #include "coro/frame_pool.hpp"
 #include "response/response_access.hpp"
 
+#include <exception>
 #include <memory>
+#include <stdexcept>
 
 namespace stet::detail {
 namespace {
@@ -48,6 +50,11 @@ std::coroutine_handle<> finish_root(std::coroutine_handle<task_promise<response>
   slot_of(pending).detach();
   if (promise.error_) {
     pending->fail(promise.error_);
+  } else if (response_access::pending(*promise.value_) != nullptr) {
+    // read_body() decides how the body is read, which the connection did when
+    // the handler first suspended (its body is being discarded): too late.
+    pending->fail(std::make_exception_ptr(
+        std::logic_error("a coroutine handler returned read_body() after suspending; call it before any co_await")));
   } else {
     pending->complete(std::move(*promise.value_));
   }

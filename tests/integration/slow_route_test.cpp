@@ -31,6 +31,7 @@ stet::server_options one_worker(unsigned pool_threads, std::size_t queue) {
   o.threads = 1;
   o.offload_threads = pool_threads;
   o.offload_queue = queue;
+  o.handler_timeout = std::chrono::seconds(10);  // above the longest sleep here (the test default is 2 s)
   return o;
 }
 
