@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <thread>
 
 namespace stet::detail {
@@ -168,30 +169,61 @@ void server_core::resume_listeners() noexcept {
 // flight and paused.
 void server_core::make_room() noexcept {
   if (stopping_ || evicting_.exchange(true)) return;
-  evict_on(next_evicting_++ % workers_.size(), workers_.size(), false, steady::now());
+  evict_on(next_evicting_++ % workers_.size(), workers_.size(), false, steady::now(), steady::time_point::max());
 }
 
 // Two rounds over the workers: one for connections that have not sent a
 // complete request, then one that takes idle keep-alives too, so a silent
 // connection on one worker goes before an idle one on another.
 void server_core::evict_on(std::size_t worker_index, std::size_t workers_left, bool idle_too,
-                           steady::time_point newcomer) noexcept {
+                           steady::time_point newcomer, steady::time_point ripe_at) noexcept {
   worker* w = workers_[worker_index].get();
-  asio::post(w->io(), [this, w, worker_index, workers_left, idle_too, newcomer] {
-    const bool evicted = !stopping_ && w->evict_one(idle_too, newcomer);
+  asio::post(w->io(), [this, w, worker_index, workers_left, idle_too, newcomer, ripe_at]() mutable {
+    const bool evicted = !stopping_ && w->evict_one(idle_too, newcomer, &ripe_at);
     if (!evicted && !stopping_ && (workers_left > 1 || !idle_too)) {
       const std::size_t next = (worker_index + 1) % workers_.size();
       if (workers_left > 1) {
-        evict_on(next, workers_left - 1, idle_too, newcomer);
+        evict_on(next, workers_left - 1, idle_too, newcomer, ripe_at);
       } else {
-        evict_on(next, workers_.size(), true, newcomer);
+        evict_on(next, workers_.size(), true, newcomer, ripe_at);
       }
       return;
     }
-    // Nobody to spare: accepting stays paused until a connection closes.
-    if (!evicted) full_ = true;
+    if (evicted) {
+      evicting_ = false;
+      resume_listeners();
+      return;
+    }
+    // Nobody to spare yet: accepting stays paused until a connection closes
+    // or the oldest waiting one has waited out the grace.
+    full_ = true;
     evicting_ = false;
-    if (evicted) resume_listeners();
+    retry_room_at(ripe_at);
+  });
+}
+
+// `ripe_at` is when the oldest connection the scans skipped as too young has
+// waited out the grace (max() if they skipped none: every connection was
+// busy). One timer, on the first worker's loop, moved earlier when a later
+// scan found an earlier time.
+void server_core::retry_room_at(steady::time_point ripe_at) noexcept {
+  if (ripe_at == steady::time_point::max()) {
+    ripe_at = steady::now() + std::max<std::chrono::milliseconds>(options_.eviction_grace, min_room_retry);
+  }
+  asio::post(workers_.front()->io(), [this, ripe_at] {
+    if (stopping_ || ripe_at >= room_retry_due_) return;
+    if (!room_retry_) room_retry_.emplace(workers_.front()->io());
+    room_retry_due_ = ripe_at;
+    room_retry_->expires_at(ripe_at);  // a wait already armed ends with operation_aborted
+    room_retry_->async_wait([this](boost::system::error_code ec) {
+      if (ec || stopping_) return;
+      room_retry_due_ = steady::time_point::max();
+      if (open_.load() > options_.max_connections) {
+        make_room();
+      } else if (full_.exchange(false)) {
+        resume_listeners();
+      }
+    });
   });
 }
 
@@ -225,6 +257,9 @@ void server_core::stop_accepting() noexcept {
   for (auto& group : listeners_) {
     for (auto& l : group) l->close();
   }
+  asio::post(workers_.front()->io(), [this] {
+    if (room_retry_) room_retry_->cancel();  // the first worker's loop would wait for it
+  });
   for (auto& w : workers_) {
     worker* each = w.get();
     asio::post(each->io(), [each] { each->drain(); });

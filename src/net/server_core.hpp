@@ -54,8 +54,9 @@ class server_core final : public connection_host, public listener_host {
   start_error open_listeners();
   void stop_accepting() noexcept;
   void make_room() noexcept;
-  void evict_on(std::size_t worker_index, std::size_t workers_left, bool idle_too,
-                steady::time_point newcomer) noexcept;
+  void evict_on(std::size_t worker_index, std::size_t workers_left, bool idle_too, steady::time_point newcomer,
+                steady::time_point ripe_at) noexcept;
+  void retry_room_at(steady::time_point ripe_at) noexcept;
   void resume_listeners() noexcept;
   /// Builds the TLS contexts of every TLS listener (server_tls.cpp).
   start_error open_tls();
@@ -82,8 +83,12 @@ class server_core final : public connection_host, public listener_host {
   address_counts per_address_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> stop_begun_{false};
-  std::atomic<bool> stopping_{false};              // accepting has stopped
-  std::optional<asio::steady_timer> drain_delay_;  // on the first worker's loop
+  std::atomic<bool> stopping_{false};                              // accepting has stopped
+  std::optional<asio::steady_timer> drain_delay_;                  // on the first worker's loop
+  std::optional<asio::steady_timer> room_retry_;                   // on the first worker's loop
+  steady::time_point room_retry_due_ = steady::time_point::max();  // room_retry_'s, read on its loop
+  // A grace of 0 with nobody evictable (every connection busy) retries at this pace.
+  static constexpr std::chrono::milliseconds min_room_retry{100};
   bool started_ = false;
 };
 

@@ -169,7 +169,7 @@ void worker::on_tick() {
 // Both lists are in arrival order, so the oldest evictable entry is near the
 // head: only a few are looked at, the ones skipped being requests that
 // already arrived (and will be read at once).
-bool worker::evict_one(bool idle_too, steady::time_point newcomer) noexcept {
+bool worker::evict_one(bool idle_too, steady::time_point newcomer, steady::time_point* ripe_at) noexcept {
   constexpr int scan = 16;
   const auto since = [](const deadline_hook* h) { return h->deadline - h->owner->timeout(); };
   const steady::time_point waited_since = std::min(newcomer, steady::now() - options_.eviction_grace);
@@ -177,7 +177,10 @@ bool worker::evict_one(bool idle_too, steady::time_point newcomer) noexcept {
     deadline_list& list = lists_[static_cast<std::size_t>(kind)];
     int looked = 0;
     for (deadline_hook* h = list.front(); h != nullptr && looked < scan; h = list.after(*h), ++looked) {
-      if (since(h) > waited_since) return nullptr;  // this one and all after it are too young
+      if (since(h) > waited_since) {  // this one and all after it are too young
+        if (ripe_at != nullptr) *ripe_at = std::min(*ripe_at, since(h) + options_.eviction_grace);
+        return nullptr;
+      }
       if (h->target->evictable()) return h;
     }
     return nullptr;

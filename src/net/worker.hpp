@@ -115,8 +115,11 @@ class worker {
   /// without sending a complete request, else the oldest idle keep-alive
   /// (deadline_target::evictable()); idle ones only when `idle_too`; only
   /// one already waiting at `newcomer` (the time the new client arrived, so
-  /// that it never makes room for itself). False when none qualifies.
-  bool evict_one(bool idle_too = true, steady::time_point newcomer = steady::time_point::max()) noexcept;
+  /// that it never makes room for itself). False when none qualifies; then
+  /// `*ripe_at`, if given, is lowered to when the oldest one still within
+  /// eviction_grace will have waited it out.
+  bool evict_one(bool idle_too = true, steady::time_point newcomer = steady::time_point::max(),
+                 steady::time_point* ripe_at = nullptr) noexcept;
 
   /// The WebSocket sessions' state (made on first use; see websocket_worker.hpp).
   websocket_worker& websockets();

@@ -76,6 +76,7 @@ TEST(ClientAddressWire, TheAccessLogNamesTheForwardedClient) {
   {
     stet::server_options o = stet::test::test_options();
     o.trusted_proxies = {"127.0.0.1"};
+    o.threads = 1;  // each worker writes its own log lines: one worker keeps them in request order
     o.access_log.enabled = true;
     o.access_log.path = log.string();
     running_server server(client_routes(), o);

@@ -99,7 +99,10 @@ TEST(FairLimits, APartialHeadIsClosedBeforeAnIdleKeepAlive) {
   EXPECT_TRUE(served(s.port()));
   EXPECT_TRUE(partial.wait_closed(2s));
   EXPECT_EQ(closed_for(*s.metrics, "evicted_partial"), 1);
-  // At the limit again with only idle keep-alives, the oldest of them makes room.
+  // At the limit again with only idle keep-alives, the oldest of them makes
+  // room (once the server has seen the served client go: until then it is
+  // the fourth connection, and the third idle one would be the newcomer).
+  ASSERT_TRUE(eventually([&] { return s.open() == 2; }));
   raw_client third_idle(s.port());
   ASSERT_TRUE(third_idle.request("GET", "/plaintext"));
   ASSERT_TRUE(eventually([&] { return s.open() == 3; }));
@@ -107,6 +110,28 @@ TEST(FairLimits, APartialHeadIsClosedBeforeAnIdleKeepAlive) {
   EXPECT_TRUE(idle.wait_closed(2s));
   EXPECT_EQ(closed_for(*s.metrics, "evicted_idle"), 1);
   EXPECT_TRUE(other_idle.request("GET", "/plaintext"));
+}
+
+// At the limit with every silent connection still within its grace, the
+// newcomers wait only until the oldest has waited it out (the limit is
+// re-checked then, not at the next close), and each keeps its connection: the
+// silent ones give way, the idle normal ones are left alone.
+TEST(FairLimits, NewcomersAtTheLimitAreServedOnceTheGracePasses) {
+  limited_server s(5, 0, {}, 300ms);
+  auto silent = connect_many(s.port(), 5);
+  ASSERT_TRUE(eventually([&] { return s.open() == 5; }));
+  std::vector<std::unique_ptr<raw_client>> kept;
+  for (int i = 0; i < 3; ++i) {
+    kept.push_back(std::make_unique<raw_client>(s.port()));
+    const auto r = kept.back()->request("GET", "/plaintext");
+    ASSERT_TRUE(r && r->status == 200) << "newcomer " << i << " not served";
+  }
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const auto r = kept[i]->request("GET", "/plaintext");
+    EXPECT_TRUE(r && r->status == 200) << "kept connection " << i << " was closed";
+  }
+  EXPECT_GE(closed_for(*s.metrics, "evicted_silent"), 2);
+  EXPECT_EQ(closed_for(*s.metrics, "evicted_idle"), 0);
 }
 
 // Connections younger than eviction_grace (here all: each is connected before
