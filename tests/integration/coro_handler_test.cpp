@@ -7,6 +7,7 @@
 // request in its destructor, so ASan catches a request released too early.
 #include <stet/stet.hpp>
 
+#include "support/expectations.hpp"
 #include "support/http_client.hpp"
 #include "support/test_server.hpp"
 
@@ -15,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,16 +32,9 @@ using stet::response;
 using stet::task;
 using stet::test::raw_client;
 
-// Waits (bounded, so a broken server fails the test instead of hanging it)
-// until `done()` holds.
-template <class F>
-bool eventually(F done) {
-  for (int i = 0; i < 2500; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return done();
-}
+// Bounded, so a broken server fails the test instead of hanging it; roomy
+// enough for the sanitizer builds.
+bool eventually(const std::function<bool()>& done) { return stet::test::eventually(done, 5s); }
 
 // A gate the offloaded functions wait at, opened by the test.
 class gate {

@@ -5,6 +5,7 @@
 // is cancelled when its client disconnects, as over plain TCP.
 #include <stet/stet.hpp>
 
+#include "support/expectations.hpp"
 #include "support/http_client.hpp"
 #include "support/test_server.hpp"
 #include "support/tls_client.hpp"
@@ -14,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,14 +32,9 @@ using stet::task;
 using stet::test::raw_client;
 using stet::test::running_server;
 
-template <class F>
-bool eventually(F done) {
-  for (int i = 0; i < 2500; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return done();
-}
+// Bounded, so a broken server fails the test instead of hanging it; roomy
+// enough for the sanitizer builds.
+bool eventually(const std::function<bool()>& done) { return stet::test::eventually(done, 5s); }
 
 // Counts the body's bytes; answers with the count.
 class counting_sink final : public stet::body_sink {
