@@ -39,3 +39,8 @@ else()
   message(STATUS "stet: building llhttp from ${STET_LLHTTP_SOURCE_DIR}")
 endif()
 add_library(llhttp::llhttp ALIAS stet_llhttp)
+
+# The SQLite example (examples/sqlite_users) only: Debian's libsqlite3-dev.
+if(STET_BUILD_EXAMPLES)
+  find_package(SQLite3 REQUIRED)
+endif()

@@ -13,6 +13,8 @@ packages=(
   zlib1g-dev libbrotli-dev libzstd-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   wrk curl python3
+  # the SQLite example's blocking query (examples/sqlite_users, docs/handlers.md)
+  libsqlite3-dev
   # TLS tests and benchmarks: the openssl CLI (s_client, s_time, scripts/self-signed-cert.sh), nginx to compare
   openssl nginx
   # docs and browser tests: the API reference (scripts/docs.sh), headless

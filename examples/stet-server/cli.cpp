@@ -89,6 +89,10 @@ constexpr std::array number_flags = {
     ms_flag<&so::drain_delay>("--drain-delay-ms", "graceful stop: not ready, still serving, this long first", 0,
                               max_ms),
     ms_flag<&so::handler_timeout>("--handler-timeout-ms", "an asynchronous handler's longest wait (503)", 1, max_ms),
+    number_flag{"--offload-threads", "threads of the blocking pool behind /slow (0: refuse all)", 0, 1024,
+                [](so& o, std::uint64_t v) { o.offload_threads = static_cast<unsigned>(v); },
+                [](const so& o) { return std::uint64_t{o.offload_threads}; }},
+    size_flag<&so::offload_queue>("--offload-queue", "offloaded calls that may wait; then 503", 0, 10'000'000),
     number_flag{"--backlog", "listen(2) backlog", 1, 1'000'000,
                 [](so& o, std::uint64_t v) { o.backlog = static_cast<int>(v); },
                 [](const so& o) { return static_cast<std::uint64_t>(o.backlog); }},
@@ -128,6 +132,7 @@ std::string usage() {
       "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
       "                   [--tls-cert FILE --tls-key FILE [--tls-port 8443] [--tls-ticket-key FILE]]\n"
       "                   [--upload-dir DIR] [--max-upload-bytes N] [--no-compression]\n"
+      "                   [--offload-threads N] [--offload-queue N]\n"
       "                   [--listen ADDR]... [--trusted-proxy CIDR]... [--proxy-protocol]\n"
       "                   [--help] [--version]\n"
       "  --listen ADDR         HOST:PORT, [V6]:PORT, unix:PATH, fd:N or systemd (repeatable;\n"

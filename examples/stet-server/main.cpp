@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "report.hpp"
+#include "slow.hpp"
 #include "uploads.hpp"
 #include "websocket_routes.hpp"
 
@@ -263,6 +264,7 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
   routes.get("/-/client.json", client_json);
   routes.get("/stream", csv_stream);
   stet_server::add_report_routes(routes);
+  stet_server::add_slow_route(routes);
   stet_server::add_upload_routes(routes, {upload_dir, o.max_upload_bytes});
   stet_server::add_websocket_routes(routes);
   routes.get("/-/versions.json",

@@ -38,10 +38,13 @@ struct route_options {
 /// route parameter in pattern order. Asynchronous handlers take a responder
 /// after the request and return void: `void(request&, responder, A...)`; they
 /// answer with responder::send(), later and from any thread (see responder).
+/// Coroutine handlers return a task instead of a response:
+/// `task<response>(request&, A...)` (see stet::task, stet::offload).
 /// Called concurrently from worker threads through a const reference, so it
 /// must be safe to call that way.
 template <class F>
-concept route_handler = detail::plain_handler<F> || detail::async_plain_handler<F> || detail::typed_handler<F>;
+concept route_handler = detail::plain_handler<F> || detail::async_plain_handler<F> || detail::coro_plain_handler<F> ||
+    detail::typed_handler<F>;
 
 /// How hooks are called: on a const object, from any worker thread.
 template <class F>

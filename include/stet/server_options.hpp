@@ -108,8 +108,19 @@ struct server_options {
   /// keeps accepting and serving for this long, while balancers notice; then
   /// accepting stops and drain_timeout begins. 0 (the default): no delay.
   std::chrono::milliseconds drain_delay{0};
-  /// An asynchronous handler's longest wait for responder::send(); then 503 and close.
+  /// The longest wait for an asynchronous handler's responder::send() or a
+  /// suspended coroutine handler's co_return; then 503 and close (the
+  /// coroutine is cancelled).
   std::chrono::milliseconds handler_timeout{30'000};
+
+  /// Threads of the blocking pool behind stet::offload, shared by all workers
+  /// and started by the first offload; 0: every offload is refused (503).
+  unsigned offload_threads = 4;
+  /// Offloaded calls waiting for a pool thread, at most: one more is refused
+  /// at once (offload_rejected; 503 with Retry-After), never queued.
+  std::size_t offload_queue = 1024;
+  /// The Retry-After of that 503.
+  std::chrono::seconds offload_retry_after{1};
 
   access_log_options access_log;     ///< off by default
   compression_settings compression;  ///< response compression and coded request bodies (off by default)

@@ -17,6 +17,8 @@
 #include <stet/metrics.hpp>
 #include <stet/multipart.hpp>
 #include <stet/multipart_form.hpp>
+#include <stet/offload.hpp>
+#include <stet/promise.hpp>
 #include <stet/readiness.hpp>
 #include <stet/request.hpp>
 #include <stet/responder.hpp>
@@ -27,9 +29,11 @@
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
 #include <stet/signer.hpp>
+#include <stet/sleep.hpp>
 #include <stet/static_files.hpp>
 #include <stet/status.hpp>
 #include <stet/status_page.hpp>
+#include <stet/task.hpp>
 #include <stet/test_request.hpp>
 #include <stet/tls.hpp>
 #include <stet/upload_file.hpp>

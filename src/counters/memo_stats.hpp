@@ -59,6 +59,9 @@ struct memo_stats {
   thread_counter compressor_reuses;          // a body compressed with a pooled, reset compressor state
   thread_counter compressor_creations;       // a compressor state created (pool empty)
   thread_counter compressors_idle;           // states pooled now (a gauge)
+  thread_counter frame_reuses;               // coroutine frames (and answer slots) from the worker's pool
+  thread_counter frame_allocations;          // ... that needed operator new (pool empty for the size)
+  thread_counter frames_idle;                // blocks pooled now (a gauge)
   // Per coding, indexed by content_coding - 1 (gzip, br, zstd).
   std::array<thread_counter, 3> compressed_bytes_in;
   std::array<thread_counter, 3> compressed_bytes_out;

@@ -20,6 +20,7 @@ struct memo_totals {
   std::uint64_t header_builds = 0, cookie_parses = 0, urlencoded_parses = 0, json_parses = 0;
   std::uint64_t accept_hits = 0, accept_misses = 0, accept_evictions = 0, accept_entries = 0, accept_bypasses = 0;
   std::uint64_t compressor_reuses = 0, compressor_creations = 0, compressors_idle = 0;
+  std::uint64_t frame_reuses = 0, frame_allocations = 0, frames_idle = 0;
   std::array<std::uint64_t, 3> bytes_in{}, bytes_out{}, nanoseconds{};
 
   void add(const memo_stats& m) noexcept {
@@ -44,6 +45,9 @@ struct memo_totals {
     compressor_reuses += m.compressor_reuses;
     compressor_creations += m.compressor_creations;
     compressors_idle += m.compressors_idle;
+    frame_reuses += m.frame_reuses;
+    frame_allocations += m.frame_allocations;
+    frames_idle += m.frames_idle;
     for (std::size_t i = 0; i < bytes_in.size(); ++i) {
       bytes_in[i] += m.compressed_bytes_in[i];
       bytes_out[i] += m.compressed_bytes_out[i];
@@ -148,6 +152,11 @@ void collect_library_caches(std::span<const worker_counters* const> workers, std
   }
   add_memo_samples(totals, out);
   add_compression_samples(totals, out);
+  // Coroutine frames and suspended handlers' answer slots, pooled per worker.
+  constexpr std::string_view frames = R"(cache="coroutine_frames")";
+  add_sample(out, cache_hits, frames, totals.frame_reuses);
+  add_sample(out, cache_misses, frames, totals.frame_allocations);
+  add_sample(out, cache_entries, frames, totals.frames_idle);
   add_signer_samples(totals.macs, out);
   add_route_samples(workers, out);
 }

@@ -3,6 +3,7 @@
 #include "metrics/cache_families.hpp"
 #include "metrics/cache_metrics.hpp"
 #include "metrics/exposition.hpp"
+#include "metrics/offload_metrics.hpp"
 #include "metrics/route_metrics.hpp"
 #include "metrics/snapshot.hpp"
 #include "metrics/websocket_metrics.hpp"
@@ -95,6 +96,7 @@ void detail::metrics_access::read(const metrics& m, metrics_snapshot& out) {
     collect_library_caches(m.workers_, out.samples);
     collect_routes(m.workers_, out.routes);
     append_websocket_metrics(m.workers_, out.websockets);
+    out.offload = read_offload(m.workers_);
     for (const auto& collect : m.collectors_) collect(out.samples);
     for (const auto& append : m.text_collectors_) append(out.appended);
   }
@@ -161,6 +163,7 @@ std::string metrics::text() const {
   std::string out;
   append_requests_and_phases(s, out);
   detail::append_route_metrics(s.routes, out);
+  if (s.offload) detail::append_offload_metrics(*s.offload, s.samples, out);
   out += s.websockets;
   append_samples(s.samples, out);
   out += s.appended;

@@ -6,10 +6,12 @@
 #include <stet/method.hpp>
 #include <stet/metrics.hpp>
 
+#include "coro/offload_pool.hpp"
 #include "metrics/worker_counters.hpp"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +41,10 @@ struct metrics_snapshot {
   /// (up to route_counter_table::max_routes per router).
   std::vector<route_totals> routes;
   std::string websockets;  ///< the WebSocket families, as Prometheus text
-  std::string appended;    ///< the text collectors' (TLS), as Prometheus text
+  /// The offload pool behind stet::offload, summed over the pools the
+  /// workers send work to; nullopt when none does.
+  std::optional<offload_pool::snapshot> offload;
+  std::string appended;  ///< the text collectors' (TLS), as Prometheus text
 };
 
 }  // namespace stet::detail

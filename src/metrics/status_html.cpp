@@ -65,6 +65,8 @@ constexpr std::string_view markup = R"html(
 <div class="sub" id="accepted"></div></div>
 <div class="tile"><div class="label">up</div><div class="value" id="uptime">&ndash;</div>
 <div class="sub" id="phases"></div></div>
+<div class="tile" id="offload-tile" hidden><div class="label">offload pool: running / threads</div>
+<div class="value" id="offload">&ndash;</div><div class="sub" id="offload-queue"></div></div>
 </section>
 <h2>Caches</h2>
 <table id="caches"><thead><tr><th>cache</th><th>hits</th><th>misses</th><th>hit rate</th>
@@ -242,8 +244,19 @@ constexpr std::string_view script = R"js(
     sparkline($('rps-spark'), rpsSeries, 0);
   }
 
+  // The stet::offload pool (null when the server has none).
+  function showOffload(o) {
+    $('offload-tile').hidden = o == null;
+    if (o == null) return;
+    $('offload').textContent = count(o.running) + ' / ' + count(o.threads);
+    $('offload').dataset.value = String(o.running);
+    $('offload-queue').textContent = 'queued ' + count(o.queued) + ' of ' + count(o.queue_limit) +
+      ' \u00b7 refused ' + count(o.calls.rejected) + ' \u00b7 wait p99 ' + millis(o.wait_p99_ms);
+  }
+
   function show(data) {
     showTotals(data);
+    showOffload(data.offload);
     data.caches.forEach(showCache);
     data.routes.forEach(showRoute);
     // Busiest routes first; rows are moved, never rebuilt.

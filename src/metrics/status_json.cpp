@@ -163,6 +163,24 @@ void write_totals(json::writer& w, const metrics_snapshot& s) {
   w.end_object();
 }
 
+// The pool behind stet::offload, as in stet_offload_*: null when no worker has
+// one (a server that never offloads still has one, with no thread started).
+void write_offload(json::writer& w, const metrics_snapshot& s) {
+  w.key("offload");
+  if (!s.offload) {
+    w.null();
+    return;
+  }
+  const offload_pool::snapshot& o = *s.offload;
+  w.begin_object().member("threads", o.threads).member("queue_limit", o.queue_limit);
+  w.member("queued", o.queued_now).member("running", o.running_now);
+  w.key("calls").begin_object().member("completed", o.completed).member("failed", o.failed);
+  w.member("rejected", o.rejected).member("withdrawn", o.withdrawn).member("dropped", o.dropped).end_object();
+  w.member("wait_p50_ms", quantile_ms(o.wait, 0.5)).member("wait_p99_ms", quantile_ms(o.wait, 0.99));
+  w.member("run_p50_ms", quantile_ms(o.run, 0.5)).member("run_p99_ms", quantile_ms(o.run, 0.99));
+  w.end_object();
+}
+
 }  // namespace
 
 std::span<const cache_title> known_caches() noexcept { return titles; }
@@ -189,6 +207,7 @@ void write_status_json(json::writer& w, const metrics_snapshot& s, double uptime
   write_totals(w, s);
   write_caches(w, s);
   write_routes(w, s);
+  write_offload(w, s);
   w.end_object();
 }
 

@@ -14,6 +14,7 @@ namespace stet::detail {
 
 struct memo_stats;
 struct router_state;
+class offload_pool;
 struct metrics_snapshot;
 
 /// Why stet closed a connection itself, rather than after an answer or when
@@ -98,10 +99,12 @@ struct worker_counters {
   route_counter_table per_route;
   websocket_counters websockets;
   /// Set by the worker before it attaches: its thread's memo and cache
-  /// counters, and the router state it dispatches on (both outlive the
-  /// attachment). metrics::text() reads them with relaxed loads.
+  /// counters, the router state it dispatches on and the offload pool it
+  /// sends blocking work to, if any (all outlive the attachment).
+  /// metrics::text() reads them with relaxed loads.
   const memo_stats* memo = nullptr;
   const router_state* routes = nullptr;
+  const offload_pool* offload = nullptr;
 
   static void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept { single_writer_add(c, by); }
 };

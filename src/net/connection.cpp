@@ -356,20 +356,41 @@ void connection::release_request() noexcept {
   if (!pending_) x_->end_request();  // a handler that timed out may still read it
 }
 
-// Nothing is read meanwhile: the request's head lies in the read buffer.
+// Nothing is read meanwhile: the request's head lies in the read buffer. But
+// the socket is watched, so that a client that leaves cancels the handler
+// (a coroutine's task is destroyed; a responder sees abandoned()).
 void connection::await_answer() {
   phase_ = phase::awaiting;
   owner_.arm(deadline_, timeout_kind::handler, steady::now());
-  // Runs on the sending thread. The work guard keeps the worker's loop alive
-  // while nothing else is pending on it; the post brings us back to our thread.
-  auto wake = [self = shared_from_this(), guard = asio::make_work_guard(owner_.io())] {
-    asio::post(guard.get_executor(), [self] { self->on_answer(); });
-  };
-  if (!pending_->on_ready(std::move(wake))) on_answer();
+  if (!pending_->on_ready(&connection::wake, shared_from_this())) {
+    on_answer();
+    return;
+  }
+  watching_peer_ = true;
+  stream_->watch_peer({this, &connection::peer_stirred, nullptr}, shared_from_this());
+}
+
+// Runs on the answering thread (a coroutine's is ours): the post brings us
+// back to our own. The loop is kept alive meanwhile by what the connection
+// is on: the worker's guard, or its drain deadline while it stops.
+void connection::wake(std::shared_ptr<void> self) noexcept {
+  auto c = std::static_pointer_cast<connection>(std::move(self));
+  asio::io_context& io = c->owner_.io();
+  asio::post(io, [c = std::move(c)] { c->on_answer(); });
+}
+
+// Bytes (a pipelined request) say nothing more until the answer is out; an
+// end of stream or an error means nobody is left to answer.
+void connection::peer_stirred(void* self, const boost::system::error_code& ec, std::size_t /*bytes*/) {
+  connection& c = *static_cast<connection*>(self);
+  if (ec == asio::error::operation_aborted || c.phase_ != phase::awaiting) return;
+  c.watching_peer_ = false;
+  if (ec) c.close();
 }
 
 void connection::on_answer() {
   if (phase_ != phase::awaiting) return;  // timed out or closed meanwhile
+  if (std::exchange(watching_peer_, false)) stream_->cancel();
   const std::shared_ptr<pending_response> pending = std::move(pending_);
   phase_ = phase::reading;
   answer(finish_pending(*pending, x_->request), x_->request);
@@ -382,6 +403,7 @@ void connection::on_answer() {
 // lent to it; the 503 and the lingering close use a fresh one.
 void connection::abandon_answer() {
   const std::shared_ptr<connection> self = shared_from_this();  // abandon() drops the waker's reference
+  if (std::exchange(watching_peer_, false)) stream_->cancel();
   pending_->abandon();
   lent_ = std::move(x_);
   response late = error_page(status::service_unavailable, lent_->request);

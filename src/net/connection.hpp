@@ -78,6 +78,8 @@ class connection final : public std::enable_shared_from_this<connection>, public
   void answer(response&& r, request& req);
   void release_request() noexcept;
   void await_answer();
+  static void wake(std::shared_ptr<void> self) noexcept;
+  static void peer_stirred(void* self, const boost::system::error_code& ec, std::size_t);
   void on_answer();
   void abandon_answer();
   bool prepare_request();
@@ -138,6 +140,7 @@ class connection final : public std::enable_shared_from_this<connection>, public
   bool body_paused_ = false;     // upload_'s sink paused: nothing read until it resumes
   bool settle_body_ = false;     // parse once more after a piece, even with nothing buffered
   bool answered_early_ = false;  // the message's answer went out before its body: its end dispatches nothing
+  bool watching_peer_ = false;   // while awaiting: told if the client leaves
   bool address_counted_ = false;
 };
 

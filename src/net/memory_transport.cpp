@@ -10,11 +10,33 @@ namespace stet::detail {
 void memory_stream::feed(std::string_view bytes) {
   input_.emplace_back(bytes);
   if (read_parked_) complete_read();
+  if (watch_parked_) complete_watch(false);
 }
 
 void memory_stream::feed_eof() {
   eof_ = true;
   if (read_parked_) complete_read();
+  if (watch_parked_) complete_watch(false);
+}
+
+void memory_stream::watch(const io_target& t, std::shared_ptr<void>&& keep) {
+  watch_ = t;
+  watch_keep_ = std::move(keep);
+  watch_parked_ = true;
+  if (!input_.empty() || eof_ || closed_) complete_watch(false);
+}
+
+void memory_stream::complete_watch(bool cancelled) {
+  watch_parked_ = false;
+  asio::post(io_, [self = shared_from_this(), t = watch_, keep = std::move(watch_keep_), cancelled] {
+    boost::system::error_code ec;
+    if (cancelled || self->closed_) {
+      ec = asio::error::operation_aborted;
+    } else if (self->input_.empty()) {
+      ec = asio::error::eof;
+    }
+    t.done(t.self, ec, 0);
+  });
 }
 
 void memory_stream::start_read(const io_target& t, std::shared_ptr<void>&& keep) {
@@ -72,6 +94,7 @@ std::size_t memory_stream::write(std::string_view bytes, boost::system::error_co
 void memory_stream::close() noexcept {
   closed_ = true;
   if (read_parked_) complete_read();
+  if (watch_parked_) complete_watch(true);
 }
 
 void memory_stream::abandon() noexcept {
@@ -119,7 +142,8 @@ std::size_t memory_transport::available() noexcept {
 }
 
 void memory_transport::cancel() noexcept {
-  // A parked read ends now; one already posted completes as it was.
+  // A parked read or watch ends now; one already posted completes as it was.
+  if (stream_->watch_parked_) stream_->complete_watch(true);
   if (!stream_->read_parked_) return;
   stream_->read_parked_ = false;
   asio::post(stream_->io_, [t = stream_->read_, keep = std::move(stream_->read_keep_)] {

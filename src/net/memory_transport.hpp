@@ -48,6 +48,8 @@ class memory_stream : public std::enable_shared_from_this<memory_stream> {
   friend class memory_transport;
   void start_read(const io_target& t, std::shared_ptr<void>&& keep);
   void complete_read();
+  void watch(const io_target& t, std::shared_ptr<void>&& keep);
+  void complete_watch(bool cancelled);
   std::size_t write(std::string_view bytes, boost::system::error_code& ec) noexcept;
   void close() noexcept;
 
@@ -60,6 +62,9 @@ class memory_stream : public std::enable_shared_from_this<memory_stream> {
   bool read_parked_ = false;
   io_target read_;
   std::shared_ptr<void> read_keep_;
+  bool watch_parked_ = false;
+  io_target watch_;
+  std::shared_ptr<void> watch_keep_;
 };
 
 class memory_transport final : public transport {
@@ -73,6 +78,7 @@ class memory_transport final : public transport {
                          boost::system::error_code& ec) noexcept override;
   void wait_writable(const io_target& t, std::shared_ptr<void>&& keep) override;
   std::size_t available() noexcept override;
+  void watch_peer(const io_target& t, std::shared_ptr<void>&& keep) override { stream_->watch(t, std::move(keep)); }
   void shutdown_send() noexcept override { stream_->shut_down_ = true; }
   void cancel() noexcept override;
   void close() noexcept override { stream_->close(); }

@@ -53,8 +53,10 @@ start_error server_core::start() {
     log_sink_.reset();
     return failed;
   }
+  offload_ = std::make_unique<offload_pool>(
+      offload_settings{options_.offload_threads, options_.offload_queue, options_.offload_retry_after});
   for (unsigned i = 0; i < options_.threads; ++i) {
-    workers_.push_back(std::make_unique<worker>(*this, routes_, options_, log_sink_.get()));
+    workers_.push_back(std::make_unique<worker>(*this, routes_, options_, log_sink_.get(), offload_.get()));
     workers_.back()->set_websocket_hub(&hub_);
   }
   if (start_error failed = open_listeners()) {

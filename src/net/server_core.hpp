@@ -6,6 +6,7 @@
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
 
+#include "coro/offload_pool.hpp"
 #include "log/access_log_sink.hpp"
 #include "net/address_counts.hpp"
 #include "net/listener.hpp"
@@ -64,7 +65,10 @@ class server_core final : public connection_host, public listener_host {
   server_options options_;
   proxy_trust trust_;                          // compiled from options_.trusted_proxies at start
   std::unique_ptr<access_log_sink> log_sink_;  // outlives the workers that feed it
-  websocket_hub hub_;                          // outlives the workers' WebSocket states, which join it
+  // Outlives the workers too: a worker's thread ends only after every function
+  // it offloaded returned.
+  std::unique_ptr<offload_pool> offload_;
+  websocket_hub hub_;  // outlives the workers' WebSocket states, which join it
   std::vector<std::unique_ptr<worker>> workers_;
   // Per listen_options entry, its listeners: one, or one per worker with SO_REUSEPORT.
   std::vector<std::vector<std::unique_ptr<listener>>> listeners_;

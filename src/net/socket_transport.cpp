@@ -82,6 +82,30 @@ void socket_transport<Protocol>::wait_writable(const io_target& t, std::shared_p
                      [t, keep = std::move(keep)](const boost::system::error_code& ec) { t.done(t.self, ec, 0); });
 }
 
+// Readable is not yet gone: a peek tells bytes (a pipelined request) from
+// the end of the stream, and a spurious wake-up (EAGAIN) waits again.
+template <class Protocol>
+void socket_transport<Protocol>::watch_peer(const io_target& t, std::shared_ptr<void>&& keep) {
+  socket_.async_wait(socket_type::wait_read,
+                     [this, t, keep = std::move(keep)](const boost::system::error_code& ec) mutable {
+                       if (ec) {
+                         t.done(t.self, ec, 0);
+                         return;
+                       }
+                       char byte = 0;
+                       const ssize_t n = ::recv(socket_.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+                       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+                         watch_peer(t, std::move(keep));
+                       } else if (n < 0) {
+                         t.done(t.self, system_error(errno), 0);
+                       } else if (n == 0) {
+                         t.done(t.self, asio::error::eof, 0);
+                       } else {
+                         t.done(t.self, {}, 0);
+                       }
+                     });
+}
+
 template <class Protocol>
 std::size_t socket_transport<Protocol>::available() noexcept {
   boost::system::error_code ec;

@@ -27,6 +27,7 @@ class socket_transport final : public transport {
                          boost::system::error_code& ec) noexcept override;
   void wait_writable(const io_target& t, std::shared_ptr<void>&& keep) override;
   std::size_t available() noexcept override;
+  void watch_peer(const io_target& t, std::shared_ptr<void>&& keep) override;
   void shutdown_send() noexcept override;
   void cancel() noexcept override;
   void close() noexcept override;

@@ -50,6 +50,9 @@ class tls_transport final : public transport {
   bool output_pending() const noexcept override { return output_.pending(); }
   void wait_writable(const io_target& t, std::shared_ptr<void>&& keep) override;
   std::size_t available() noexcept override;
+  /// Watches the raw stream: a record (whatever it holds) counts as bytes,
+  /// its end or reset as the client gone; nothing is decrypted meanwhile.
+  void watch_peer(const io_target& t, std::shared_ptr<void>&& keep) override { inner_->watch_peer(t, std::move(keep)); }
   void shutdown_send() noexcept override;
   void cancel() noexcept override;
   void close() noexcept override;

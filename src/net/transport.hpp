@@ -76,6 +76,14 @@ class transport {
   /// Bytes a read would return at once (an end of stream alone counts 0).
   virtual std::size_t available() noexcept = 0;
 
+  /// Reads nothing, but calls `t.done` once the peer has sent something or is
+  /// gone: with no error when bytes are there to read, with eof (or the
+  /// error) when it closed or reset. A connection waiting for a handler's
+  /// answer learns this way that its client left. cancel() ends it. `keep`
+  /// as for start_read(). The default never calls: the departure is noticed
+  /// at the next read or write instead.
+  virtual void watch_peer(const io_target& t, std::shared_ptr<void>&& keep) { (void)t, (void)keep; }
+
   /// Ends the sending direction once what was written is out (FIN, close_notify).
   virtual void shutdown_send() noexcept = 0;
   /// Ends the read and wait in flight; they complete with operation_aborted.

@@ -29,10 +29,12 @@ const proxy_trust& connection_host::trusted_proxies() const noexcept {
 connection_host::admission connection_host::admit(const endpoint& /*peer*/) noexcept { return admission::admitted; }
 void connection_host::release(const endpoint& /*peer*/) noexcept {}
 
-worker::worker(connection_host& host, const router& routes, const server_options& options, access_log_sink* log_sink)
+worker::worker(connection_host& host, const router& routes, const server_options& options, access_log_sink* log_sink,
+               offload_pool* offload)
     : host_(host),
       routes_(routes),
       options_(options),
+      tasks_(io_, offload),
       keep_running_(asio::make_work_guard(io_)),
       writer_(options.server_name),
       lists_{{{timeout_kind::header, options.header_timeout},
@@ -53,6 +55,7 @@ worker::worker(connection_host& host, const router& routes, const server_options
   writer_.dates().count_refreshes_in(&counters_.date_refreshes);
   counters_.memo = &memo_;
   counters_.routes = &router_access::state(routes_);
+  counters_.offload = offload;
   if (options_.metrics) metrics_access::attach(*options_.metrics, &counters_);
 }
 
@@ -79,11 +82,23 @@ void worker::log_access(const access_record& r) {
 void worker::start_thread() {
   thread_ = std::thread([this] {
     block_sigpipe_in_this_thread();  // sendfile(2) to a client that reset
-    // Owned by the worker, not the thread: the metrics may read them until detach().
-    install_thread_memo_stats(&memo_);
+    enter_thread();
     io_.run();
-    install_thread_memo_stats(nullptr);
+    leave_thread();
   });
+}
+
+void worker::enter_thread() noexcept {
+  // Owned by the worker, not the thread: the metrics may read them until detach().
+  install_thread_memo_stats(&memo_);
+  install_thread_frame_pool(&frames_);
+  install_thread_executor(&tasks_);
+}
+
+void worker::leave_thread() noexcept {
+  install_thread_executor(nullptr);
+  install_thread_frame_pool(nullptr);
+  install_thread_memo_stats(nullptr);
 }
 
 void worker::join() {

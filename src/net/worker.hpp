@@ -6,6 +6,7 @@
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
 
+#include "coro/frame_pool.hpp"
 #include "counters/memo_stats.hpp"
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
@@ -14,6 +15,7 @@
 #include "net/deadline_list.hpp"
 #include "net/exchange.hpp"
 #include "net/transport.hpp"
+#include "net/worker_executor.hpp"
 
 #include <array>
 #include <memory>
@@ -53,7 +55,10 @@ class connection_host {
 
 class worker {
  public:
-  worker(connection_host& host, const router& routes, const server_options& options, access_log_sink* log_sink);
+  /// `offload`: the server's blocking pool for stet::offload (null: offloaded
+  /// functions run inline, as in tests that turn a worker by hand).
+  worker(connection_host& host, const router& routes, const server_options& options, access_log_sink* log_sink,
+         offload_pool* offload = nullptr);
   worker(const worker&) = delete;
   worker& operator=(const worker&) = delete;
   ~worker();
@@ -82,6 +87,11 @@ class worker {
 
   void start_thread();
   void join();
+  /// Makes the calling thread this worker's: its memo counters, coroutine
+  /// frame pool and executor (start_thread() does; a test turning the loop by
+  /// hand may). Undone by leave_thread().
+  void enter_thread() noexcept;
+  static void leave_thread() noexcept;
 
   /// Runs on this worker's thread: starts a connection over `stream`.
   void adopt(std::unique_ptr<transport> stream, const endpoint& peer);
@@ -131,6 +141,7 @@ class worker {
   const router& routes_;
   const server_options& options_;
   asio::io_context io_{1};
+  worker_executor tasks_;  // where suspended coroutine handlers resume
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running_;
   std::thread thread_;
   response_writer writer_;
@@ -143,7 +154,8 @@ class worker {
   asio::steady_timer log_flush_;
   bool log_flush_armed_ = false;
   worker_counters counters_;
-  memo_stats memo_;  // the worker thread's memo and cache counters (see install_thread_memo_stats)
+  memo_stats memo_;    // the worker thread's memo and cache counters (see install_thread_memo_stats)
+  frame_pool frames_;  // coroutine frames of this worker's handlers
   bool timing_;
   const proxy_trust* trust_;
   bool draining_ = false;

@@ -43,7 +43,7 @@ response feed_whole_body(pending_response& state, request& req) {
   if (!body.empty()) (void)sink.on_data(body);
   response answer = sink.on_end();
   if (std::shared_ptr<pending_response> later = response_access::take_pending(answer)) {
-    later->wait_for_answer();
+    wait_in_process(*later);
     answer = finish_pending(*later, req);
   }
   state.complete(std::move(answer));

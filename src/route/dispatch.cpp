@@ -1,5 +1,6 @@
 #include <stet/router.hpp>
 
+#include "coro/local_loop.hpp"
 #include "request/request_access.hpp"
 #include "response/error_pages.hpp"
 #include "response/redirect.hpp"
@@ -13,6 +14,7 @@
 #include <array>
 #include <cstring>
 #include <exception>
+#include <utility>
 
 namespace stet {
 namespace {
@@ -122,16 +124,18 @@ response dispatch(const detail::route_table& t, request& req) {
   return r;
 }
 
-// Dispatch with failures turned into a 500; an asynchronous answer may be pending.
+// The loop of the router::handle() running on this thread, if any: what a
+// coroutine started in it resumes through.
+thread_local detail::local_loop* in_process_loop = nullptr;
+
+// Dispatch with failures turned into a 500 (503 for a refused offload); an
+// asynchronous answer may be pending.
 response guarded_dispatch(const detail::route_table& t, request& req) {
   try {
     return dispatch(t, req);
-  } catch (const std::exception& e) {
-    detail::report_failure(t.report.get(), req.path(), e.what());
   } catch (...) {
-    detail::report_failure(t.report.get(), req.path(), "unknown exception");
+    return detail::failure_answer(std::current_exception(), t.report.get(), req);
   }
-  return detail::error_page(status::internal_server_error, req);
 }
 
 }  // namespace
@@ -153,20 +157,41 @@ router::match router::find(const request& req) const noexcept {
   return {status::not_found};
 }
 
+// The calling thread becomes the executor of whatever the handler awaits until
+// the answer is there: a coroutine handler resumes here, and a responder's
+// send() from another thread wakes the loop.
 response router::handle(request& req) const {
+  detail::local_loop loop;
+  const detail::executor_scope on_this_thread(&loop);
+  detail::local_loop* const outer = std::exchange(in_process_loop, &loop);
   response r = detail::router_access::start(*this, req);
   // A streaming route, in-process: its sink takes the whole body at once.
   if (detail::pending_response* p = detail::response_access::pending(r); p != nullptr && p->body) {
     r = detail::feed_whole_body(*detail::response_access::take_pending(r), req);
   }
   if (std::shared_ptr<detail::pending_response> pending = detail::response_access::take_pending(r)) {
-    pending->wait_for_answer();
+    detail::wait_in_process(*pending);
+    in_process_loop = outer;
     return detail::finish_pending(*pending, req);
   }
+  in_process_loop = outer;
   return r;
 }
 
 namespace detail {
+
+// The thread turns the loop of its router::handle() (or one of its own) until
+// the answer is there: a coroutine handler resumes here, and a responder's
+// send() from another thread wakes the loop.
+void wait_in_process(pending_response& pending) {
+  local_loop own;
+  local_loop* const loop = in_process_loop != nullptr ? in_process_loop : &own;
+  const executor_scope on_this_thread(loop);
+  const std::shared_ptr<void> waiter(std::shared_ptr<void>(), loop);  // not owning: the loop outlives the wait
+  if (pending.on_ready([](std::shared_ptr<void> w) noexcept { static_cast<local_loop*>(w.get())->wake(); }, waiter)) {
+    loop->run_until([&pending] { return pending.ready(); });
+  }
+}
 
 body_plan router_access::plan_body(const router& routes, const request& req) noexcept {
   const epoch::read_section pin;

@@ -2,9 +2,12 @@
 
 #include "response/error_pages.hpp"
 
+#include <stet/offload.hpp>
 #include <stet/responder.hpp>
 
 #include <exception>
+#include <string>
+#include <utility>
 
 namespace stet {
 namespace detail {
@@ -19,16 +22,23 @@ bool pending_response::settle_locked(std::unique_lock<std::mutex>& lock, respons
     return false;
   }
   answer_.emplace(std::move(r));
-  waker wake = std::move(wake_);
+  const waker wake = std::exchange(wake_, nullptr);
+  std::shared_ptr<void> waiter = std::move(waiter_);
   lock.unlock();
-  answered_.notify_all();
-  if (wake) wake();
+  if (wake != nullptr) wake(std::move(waiter));
   return true;
 }
 
 bool pending_response::complete(response r) {
   std::unique_lock lock(mutex_);
   return settle_locked(lock, std::move(r));
+}
+
+bool pending_response::fail(std::exception_ptr e) {
+  std::unique_lock lock(mutex_);
+  if (settled_) return false;
+  failure_ = std::move(e);
+  return settle_locked(lock, response(status::internal_server_error));  // finish_pending() renders it
 }
 
 void pending_response::drop() {
@@ -38,11 +48,17 @@ void pending_response::drop() {
   settle_locked(lock, response(status::internal_server_error));  // finish_pending() renders it
 }
 
-bool pending_response::on_ready(waker wake) {
+bool pending_response::on_ready(waker wake, std::shared_ptr<void> waiter) {
   const std::lock_guard lock(mutex_);
   if (answer_) return false;
-  wake_ = std::move(wake);
+  wake_ = wake;
+  waiter_ = std::move(waiter);
   return true;
+}
+
+bool pending_response::ready() {
+  const std::lock_guard lock(mutex_);
+  return answer_.has_value();
 }
 
 response pending_response::take() {
@@ -54,22 +70,21 @@ response pending_response::take() {
 
 std::optional<response> pending_response::take_if_ready() {
   const std::lock_guard lock(mutex_);
-  if (!answer_ || dropped_) return std::nullopt;  // a drop is reported where the reporter is known
+  if (!answer_ || dropped_ || failure_) return std::nullopt;  // reported where the reporter is known
   std::optional<response> r = std::move(answer_);
   answer_.reset();
   return r;
 }
 
-void pending_response::wait_for_answer() {
-  std::unique_lock lock(mutex_);
-  answered_.wait(lock, [this] { return answer_.has_value(); });
-}
-
 void pending_response::abandon() {
-  waker gone;  // released after the lock
-  const std::lock_guard lock(mutex_);
-  abandoned_.store(true, std::memory_order_release);
-  gone = std::move(wake_);
+  std::shared_ptr<void> gone;  // released after the lock
+  {
+    const std::lock_guard lock(mutex_);
+    abandoned_.store(true, std::memory_order_release);
+    wake_ = nullptr;
+    gone = std::move(waiter_);
+  }
+  on_abandoned();
 }
 
 void pending_response::keep_until_settled(std::shared_ptr<void> keep) {
@@ -81,11 +96,29 @@ void pending_response::keep_until_settled(std::shared_ptr<void> keep) {
   keep_ = std::move(keep);
 }
 
+response failure_answer(const std::exception_ptr& e, const error_reporter* report, const request& req) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const offload_rejected& rejected) {
+    // Overload, not a fault: nothing to report, and the client may try again.
+    response r = error_page(status::service_unavailable, req);
+    r.set_header("Retry-After", std::to_string(rejected.retry_after().count()));
+    return r;
+  } catch (const std::exception& failed) {
+    report_failure(report, req.path(), failed.what());
+  } catch (...) {
+    report_failure(report, req.path(), "unknown exception");
+  }
+  return error_page(status::internal_server_error, req);
+}
+
 response finish_pending(pending_response& state, request& req) {
   response r = state.take();
   if (state.dropped()) {
     report_failure(state.report.get(), req.path(), "asynchronous handler dropped its responder without sending");
     r = error_page(status::internal_server_error, req);
+  } else if (state.failure()) {
+    r = failure_answer(state.failure(), state.report.get(), req);
   }
   if (!state.compress) r.no_compression();
   try {

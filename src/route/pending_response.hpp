@@ -2,6 +2,7 @@
 // The meeting point of an asynchronous handler and whoever waits for its answer
 // (a connection, or router::handle() in-process). The handler's thread fills
 // it once; the waiter is told through a waker that posts to its own thread.
+// A handler task's slot (coro_root.hpp) also learns when the waiter gives up.
 
 #include <stet/body.hpp>
 #include <stet/detail/middleware_layer.hpp>
@@ -10,7 +11,7 @@
 #include "response/response_access.hpp"
 
 #include <atomic>
-#include <condition_variable>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -24,14 +25,24 @@ using error_reporter = std::function<void(std::string_view)>;
 
 class pending_response {
  public:
-  /// Called once, on the sending thread, when the answer is there; must only
-  /// hand over to the waiter's own thread (e.g. asio::post).
-  using waker = std::function<void()>;
+  /// Called once, on the sending thread, with the waiter that on_ready() was
+  /// given, when the answer is there; must only hand over to the waiter's own
+  /// thread (e.g. asio::post). A plain function and a pointer, so that waiting
+  /// allocates nothing.
+  using waker = void (*)(std::shared_ptr<void> waiter) noexcept;
+
+  pending_response() = default;
+  pending_response(const pending_response&) = delete;
+  pending_response& operator=(const pending_response&) = delete;
+  virtual ~pending_response() = default;
 
   // The handler's side.
 
   /// First call wins; false when already answered or nobody waits any more.
   bool complete(response r);
+  /// The handler failed with `e`: the answer is rendered by finish_pending()
+  /// (500, or 503 for offload_rejected), which also reports it.
+  bool fail(std::exception_ptr e);
   /// The responder died without sending: the answer is a 500, reported by
   /// finish_pending() on the waiter's thread (dispatch's reporter is known there).
   void drop();
@@ -39,19 +50,22 @@ class pending_response {
 
   // The waiter's side.
 
-  /// Registers `wake`; false (and `wake` unused) when the answer is already
-  /// there, to be taken at once.
-  bool on_ready(waker wake);
+  /// Registers `wake`, to be called with `waiter`; false (and both unused)
+  /// when the answer is already there, to be taken at once.
+  bool on_ready(waker wake, std::shared_ptr<void> waiter);
   /// The answer; call once it is there.
   response take();
   /// Whether the answer is the 500 of a dropped responder (valid after take()).
   bool dropped() const noexcept { return dropped_; }
+  /// The exception the handler failed with, if it did (valid after take()).
+  const std::exception_ptr& failure() const noexcept { return failure_; }
   /// The answer when it is already there (a handler that sent before returning).
   std::optional<response> take_if_ready();
-  /// Blocks the calling thread until the answer is there.
-  void wait_for_answer();
-  /// Nobody will take the answer: the waker is dropped (the caller must hold
-  /// its own reference to whatever the waker kept alive) and sends are refused.
+  /// Whether the answer is there.
+  bool ready();
+  /// Nobody will take the answer: the waiter given to on_ready() is let go
+  /// (the caller must hold its own reference to it), sends are refused, and
+  /// on_abandoned() runs.
   void abandon();
   /// Holds `keep` (what the handler's request lives in) until the handler
   /// sends or drops its responder, which may free it on the handler's thread;
@@ -67,15 +81,20 @@ class pending_response {
   // A streaming route's sink (stet::read_body()): the answer is its on_end().
   std::unique_ptr<body_sink> body;
 
+ protected:
+  /// On the waiter's thread, from abandon(): the answer will not be taken.
+  virtual void on_abandoned() noexcept {}
+
  private:
   bool settle_locked(std::unique_lock<std::mutex>& lock, response r);
 
   std::mutex mutex_;
-  std::condition_variable answered_;
   std::optional<response> answer_;
   bool settled_ = false;  // answered or dropped; later sends are discarded
   bool dropped_ = false;
-  waker wake_;
+  std::exception_ptr failure_;
+  waker wake_ = nullptr;
+  std::shared_ptr<void> waiter_;
   std::shared_ptr<void> keep_;
   std::atomic<bool> abandoned_{false};
 };
@@ -83,6 +102,15 @@ class pending_response {
 /// Runs the after-hooks dispatch left for `state` on its answer, innermost
 /// first; a hook that throws turns the answer into a 500.
 response finish_pending(pending_response& state, request& req);
+
+/// The answer to a handler that failed with `e`: 503 with Retry-After for
+/// offload_rejected, otherwise 500 after reporting the exception's text.
+response failure_answer(const std::exception_ptr& e, const error_reporter* report, const request& req);
+
+/// For in-process dispatch (router::handle()): blocks the calling thread,
+/// turning its in-process loop (src/route/dispatch.cpp), until `pending` is
+/// answered.
+void wait_in_process(pending_response& pending);
 
 /// For in-process dispatch (router::handle()): feeds `req.body()` to the
 /// sink of `state` in one piece and returns its answer, after-hooks applied.

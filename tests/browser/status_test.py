@@ -74,6 +74,7 @@ class Traffic:
             self.get("/json", {"Accept-Encoding": "gzip"})
             self.get(f"/users/{i}")
             self.get("/-/actor.json", {"Cookie": self.cookie})
+        self.get("/slow?ms=0")  # a call on the offload pool
         self.get("/no-such-page")
 
     def close(self):
@@ -104,6 +105,9 @@ READ_DOM = """(() => {
     rps: document.getElementById('rps').textContent,
     rpsPoints: Number(document.getElementById('rps-spark').dataset.points || 0),
     open: value(document.getElementById('open')),
+    offloadShown: !document.getElementById('offload-tile').hidden,
+    offloadText: document.getElementById('offload').textContent,
+    offloadQueue: document.getElementById('offload-queue').textContent,
     cacheOrder: [...document.querySelectorAll('#caches tbody tr')].map((tr) => tr.dataset.cache),
     caches, routes,
   };
@@ -164,6 +168,9 @@ def check(before, after):
            "GET /plaintext count moved by the requests sent")
     expect(after["routes"].get("GET /-/status.json", 0) >= 1, "the page's own fetches counted")
     expect(after["open"] is not None and after["open"] >= 1, "open connections shown")
+    expect(after["offloadShown"], "offload pool tile shown")
+    expect(after["offloadText"].endswith("/ 4"), f"offload pool threads shown: {after['offloadText']!r}")
+    expect("of 1,024" in after["offloadQueue"], f"offload queue limit shown: {after['offloadQueue']!r}")
     return failures
 
 

@@ -5,7 +5,7 @@
     smoke.py NAME BINARY [EXTRA...]
 
 NAME picks the scenario below (hello, json_api, static_site, signed_cookies,
-streaming, stet_server_cli). Python 3 standard library only. Every wait is
+streaming, sqlite_users, stet_server_cli). Python 3 standard library only. Every wait is
 bounded; the whole run takes a few seconds.
 """
 
@@ -189,6 +189,17 @@ def streaming(binary, _extra):
         check(status == 400, f"n=abc: {status}")
 
 
+def sqlite_users(binary, _extra):
+    with Example(binary) as e:
+        status, headers, body = e.request("GET", "/users/2")
+        check(status == 200 and body == b'{"id":2,"name":"Grace"}', f"GET /users/2: {status} {body!r}")
+        check(headers.get("content-type") == "application/json", f"content-type {headers.get('content-type')}")
+        status, _, body = e.request("GET", "/users/99")
+        check(status == 404 and b'"error"' in body, f"GET /users/99: {status} {body!r}")
+        status, _, _ = e.request("GET", "/users/abc")
+        check(status == 404, f"GET /users/abc (not an int): {status}")
+
+
 def stet_server_cli(binary, extra):
     version = extra[0]
     out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10)
@@ -207,9 +218,12 @@ def stet_server_cli(binary, extra):
     out = subprocess.run([binary, "--cors-origin", "https://example.com/"], capture_output=True, text=True,
                          timeout=10)
     check(out.returncode == 2 and "no path" in out.stderr, f"bad --cors-origin: {out}")
+    out = subprocess.run([binary, "--offload-threads", "many"], capture_output=True, text=True, timeout=10)
+    check(out.returncode == 2 and "--offload-threads" in out.stderr, f"bad --offload-threads: {out}")
 
 
-SCENARIOS = {f.__name__: f for f in (hello, json_api, static_site, signed_cookies, streaming, stet_server_cli)}
+SCENARIOS = {f.__name__: f for f in (hello, json_api, static_site, signed_cookies, streaming, sqlite_users,
+                                     stet_server_cli)}
 
 
 def main():

@@ -32,6 +32,13 @@ stet::router hot_routes(const std::shared_ptr<stet::static_files>& files) {
   r.get("/users/{id:int}", [](stet::request&, std::int64_t id) {
     return stet::response::json([id](stet::json::writer& w) { w.begin_object().member("id", id).end_object(); });
   });
+  // Coroutine handlers: one that completes without suspending, one that
+  // suspends once on the offload pool (frames and answer slots are recycled).
+  r.get("/coro", [](stet::request&) -> stet::task<stet::response> { co_return stet::response::text("Hello, World!"); });
+  r.get("/coro/offload", [](stet::request&) -> stet::task<stet::response> {
+    const int n = co_await stet::offload([] { return 42; });
+    co_return stet::response::text(n == 42 ? "Hello, World!" : "wrong");
+  });
   stet::mount(r, "/static", files);
   // Control: builds a std::string per request, so the counter must see it.
   r.get("/allocating", [](stet::request&) { return stet::response::text(std::string(64, 'x')); });
@@ -146,6 +153,18 @@ TEST(ZeroAllocation, KeepAliveWithMetricsOn) {
 
 TEST(ZeroAllocation, KeepAliveTypedParameter) {
   const measured m = allocations_over_1000_requests("/users/1234567");
+  EXPECT_EQ(m.status, 200);
+  EXPECT_EQ(m.allocations, 0u);
+}
+
+TEST(ZeroAllocation, KeepAliveCoroutineThatDoesNotSuspend) {
+  const measured m = allocations_over_1000_requests("/coro");
+  EXPECT_EQ(m.status, 200);
+  EXPECT_EQ(m.allocations, 0u);
+}
+
+TEST(ZeroAllocation, KeepAliveCoroutineSuspendedOnceOnOffload) {
+  const measured m = allocations_over_1000_requests("/coro/offload");
   EXPECT_EQ(m.status, 200);
   EXPECT_EQ(m.allocations, 0u);
 }

@@ -4,6 +4,7 @@
 #include <stet/status_page.hpp>
 #include <stet/test_request.hpp>
 
+#include "coro/offload_pool.hpp"
 #include "metrics/status_json.hpp"
 #include "metrics/worker_counters.hpp"
 
@@ -151,6 +152,33 @@ TEST_F(StatusJson, CollectorCachesBecomeRows) {
   hits = 9;
   doc = read(page);
   EXPECT_DOUBLE_EQ(cache(doc, "tls_sessions")["hit_rate"].get_double().value(), 0.9);
+}
+
+// The offload pool is in the document when a worker sends work to one, with
+// the numbers /-/metrics shows for it; null otherwise.
+TEST_F(StatusJson, OffloadPoolAppearsWithItsCounters) {
+  attached_worker w(*metrics_);
+  const stet::status_page page(metrics_);
+  EXPECT_TRUE(read(page)["offload"].is_null());
+
+  stet::detail::offload_pool pool({0, 8, std::chrono::seconds(1)});  // no thread: every call is refused
+  stet::detail::offload_job job;
+  EXPECT_FALSE(pool.submit(job));
+  w.c.offload = &pool;
+  const simdjson::dom::element doc = read(page);
+  const simdjson::dom::element o = doc["offload"];
+  ASSERT_TRUE(o.is_object()) << text_;
+  EXPECT_EQ(o["threads"].get_uint64().value(), 0u);
+  EXPECT_EQ(o["queue_limit"].get_uint64().value(), 8u);
+  EXPECT_EQ(o["queued"].get_uint64().value(), 0u);
+  EXPECT_EQ(o["running"].get_uint64().value(), 0u);
+  EXPECT_EQ(o["calls"]["rejected"].get_uint64().value(), 1u);
+  EXPECT_EQ(o["calls"]["completed"].get_uint64().value(), 0u);
+  EXPECT_TRUE(o["wait_p99_ms"].is_null());  // nothing ran
+  const std::string text = metrics_->text();
+  EXPECT_NE(text.find("stet_offload_queue_limit 8\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("stet_offload_calls_total{outcome=\"rejected\"} 1\n"), std::string::npos) << text;
+  w.c.offload = nullptr;
 }
 
 TEST(StatusQuantiles, InterpolateInsideTheBucket) {

@@ -9,6 +9,7 @@
 #include <stet/request.hpp>
 #include <stet/responder.hpp>
 #include <stet/response.hpp>
+#include <stet/task.hpp>
 
 #include <concepts>
 #include <cstdint>
@@ -143,12 +144,18 @@ concept async_plain_handler = !plain_handler<F> && requires(callable_ref<F> f, r
   { f(q, std::move(r)) } -> std::same_as<void>;
 };
 
+/// A coroutine handler that takes only the request: `task<response>(request&)`.
+template <class F>
+concept coro_plain_handler = !plain_handler<F> && requires(callable_ref<F> f, request& q) {
+  { f(q) } -> std::same_as<task<response>>;
+};
+
 template <class L, class R>
 constexpr bool result_fits() noexcept {
   if constexpr (L::async) {
     return std::is_void_v<R>;
   } else {
-    return std::is_convertible_v<R, response>;
+    return std::is_convertible_v<R, response> || is_handler_task<R>;
   }
 }
 
@@ -161,13 +168,14 @@ concept typed_signature = requires {
 
 /// A handler whose parameters after the request (and, for an asynchronous
 /// one, its responder) receive the route's parameters, converted:
-/// `(request&, std::int64_t id, std::string_view slug)`.
+/// `(request&, std::int64_t id, std::string_view slug)`; it may return a
+/// response or a task<response>.
 template <class F>
-concept typed_handler = !plain_handler<F> && !async_plain_handler<F> && typed_signature<F>;
+concept typed_handler = !plain_handler<F> && !async_plain_handler<F> && !coro_plain_handler<F> && typed_signature<F>;
 
 /// Takes only the request (and maybe a responder): route parameters via request::param().
 template <class F>
-inline constexpr bool takes_no_route_args = plain_handler<F> || async_plain_handler<F>;
+inline constexpr bool takes_no_route_args = plain_handler<F> || async_plain_handler<F> || coro_plain_handler<F>;
 
 /// The kinds of a handler's route arguments (empty for a plain handler).
 template <class F>
@@ -207,6 +215,12 @@ std::shared_ptr<pending_response> new_pending();
 /// that tells the caller to wait for `state`.
 response settle(std::shared_ptr<pending_response> state);
 
+/// Runs a handler's task until it completes or first suspends (src/route/coro_root.cpp).
+response start_root(std::coroutine_handle<task_promise<response>> frame);
+
+/// Runs a coroutine handler's task.
+inline response run_task(task<response> t) { return start_root(task_access::release(t)); }
+
 /// Runs an asynchronous handler: `call(responder)` starts it.
 template <class Call>
 response run_async(Call&& call) {
@@ -237,12 +251,17 @@ struct handler_holder : handler_box {
     } else if constexpr (async_plain_handler<F>) {
       (void)args;
       return run_async([&](responder r) { target(req, std::move(r)); });
+    } else if constexpr (coro_plain_handler<F>) {
+      (void)args;
+      return run_task(target(req));
     } else {
       using list = typed_args<handler_args<F>>;
       using indexes = std::make_index_sequence<list::kinds.size()>;
       if constexpr (list::async) {
         return run_async(
             [&](responder r) { call_typed(target, req, args, typename list::route_args{}, indexes{}, std::move(r)); });
+      } else if constexpr (is_handler_task<typename handler_signature<F>::result>) {
+        return run_task(call_typed(target, req, args, typename list::route_args{}, indexes{}));
       } else {
         return response(call_typed(target, req, args, typename list::route_args{}, indexes{}));
       }
