@@ -35,13 +35,6 @@ endpoint to_endpoint(const tcp::endpoint& e) noexcept {
   return endpoint::v6(a.to_v6().to_bytes(), e.port());
 }
 
-// The TLS session is created on the worker that will own it, from the context
-// current at accept: a reload afterwards does not touch it.
-std::unique_ptr<transport> secured(std::unique_ptr<transport> stream, tls_service* tls, worker& on) {
-  if (tls == nullptr) return stream;
-  return std::make_unique<tls_transport>(std::move(stream), tls->current(), on.io());
-}
-
 std::uint64_t inode_of(const std::string& path) noexcept {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
@@ -247,18 +240,18 @@ void listener::accept_on(Acceptor& acceptor, Peer& peer) {
             boost::system::error_code ignored;
             s.set_option(tcp::no_delay(true), ignored);
             if (proxied) {
-              start_proxy_intake(target, std::move(s), to_endpoint(from));
+              start_proxy_intake(target, std::move(s), to_endpoint(from), tls);
             } else {
-              target.adopt(secured(std::make_unique<tcp_transport>(std::move(s)), tls, target), to_endpoint(from));
+              target.adopt(secured(std::make_unique<tcp_transport>(std::move(s)), tls, target.io()), to_endpoint(from));
             }
           });
         } else {
           asio::post(target.io(),
                      [&target, s = std::move(socket), proxied = options_.proxy_protocol, tls = tls_.get()]() mutable {
                        if (proxied) {
-                         start_proxy_intake(target, std::move(s), endpoint::unix_socket());
+                         start_proxy_intake(target, std::move(s), endpoint::unix_socket(), tls);
                        } else {
-                         target.adopt(secured(std::make_unique<unix_transport>(std::move(s)), tls, target),
+                         target.adopt(secured(std::make_unique<unix_transport>(std::move(s)), tls, target.io()),
                                       endpoint::unix_socket());
                        }
                      });

@@ -2,6 +2,7 @@
 
 #include "net/proxy_protocol.hpp"
 #include "net/socket_transport.hpp"
+#include "net/tls_transport.hpp"
 #include "net/worker.hpp"
 
 #include <sys/socket.h>
@@ -16,8 +17,8 @@ class proxy_intake final : public proxy_intake_base, public std::enable_shared_f
  public:
   using socket_type = typename Protocol::socket;
 
-  proxy_intake(worker& owner, socket_type socket, const endpoint& peer)
-      : owner_(owner), socket_(std::move(socket)), peer_(peer) {
+  proxy_intake(worker& owner, socket_type socket, const endpoint& peer, tls_service* tls)
+      : owner_(owner), socket_(std::move(socket)), peer_(peer), tls_(tls) {
     deadline_.target = this;
   }
   ~proxy_intake() { worker::disarm(deadline_); }
@@ -71,6 +72,7 @@ class proxy_intake final : public proxy_intake_base, public std::enable_shared_f
   worker& owner_;
   socket_type socket_;
   endpoint peer_;
+  tls_service* tls_;  // the listener's (it outlives the workers); null for plain HTTP
   deadline_hook deadline_;
   std::size_t peeked_ = 0;
   bool closed_ = false;
@@ -117,22 +119,23 @@ void proxy_intake<Protocol>::finish(const proxy_header& h) {
   worker::disarm(deadline_);
   const endpoint client = h.local ? peer_ : h.source;
   owner_.intake_finished(*this, true);
-  owner_.adopt(std::make_unique<socket_transport<Protocol>>(std::move(socket_)), client);
+  owner_.adopt(secured(std::make_unique<socket_transport<Protocol>>(std::move(socket_)), tls_, owner_.io()), client);
 }
 
 template <class Protocol>
-void start(worker& owner, typename Protocol::socket socket, const endpoint& peer) {
-  std::make_shared<proxy_intake<Protocol>>(owner, std::move(socket), peer)->start();
+void start(worker& owner, typename Protocol::socket socket, const endpoint& peer, tls_service* tls) {
+  std::make_shared<proxy_intake<Protocol>>(owner, std::move(socket), peer, tls)->start();
 }
 
 }  // namespace
 
-void start_proxy_intake(worker& owner, tcp::socket socket, const endpoint& peer) {
-  start<tcp>(owner, std::move(socket), peer);
+void start_proxy_intake(worker& owner, tcp::socket socket, const endpoint& peer, tls_service* tls) {
+  start<tcp>(owner, std::move(socket), peer, tls);
 }
 
-void start_proxy_intake(worker& owner, asio::local::stream_protocol::socket socket, const endpoint& peer) {
-  start<asio::local::stream_protocol>(owner, std::move(socket), peer);
+void start_proxy_intake(worker& owner, asio::local::stream_protocol::socket socket, const endpoint& peer,
+                        tls_service* tls) {
+  start<asio::local::stream_protocol>(owner, std::move(socket), peer, tls);
 }
 
 }  // namespace stet::detail

@@ -24,6 +24,7 @@
 
 namespace stet::detail {
 
+class tls_service;
 class worker;
 
 /// What the worker keeps of each intake in progress (to close it at drain).
@@ -37,8 +38,11 @@ class proxy_intake_base : public deadline_target {
 };
 
 /// Starts reading the PROXY header of `socket` (accepted from `peer`) on
-/// `owner`'s thread; the worker adopts the connection once it is read.
-void start_proxy_intake(worker& owner, tcp::socket socket, const endpoint& peer);
-void start_proxy_intake(worker& owner, asio::local::stream_protocol::socket socket, const endpoint& peer);
+/// `owner`'s thread; the worker adopts the connection once it is read, inside
+/// a TLS session from `tls` when the listener has one (the ClientHello
+/// follows the header), as it is otherwise.
+void start_proxy_intake(worker& owner, tcp::socket socket, const endpoint& peer, tls_service* tls);
+void start_proxy_intake(worker& owner, asio::local::stream_protocol::socket socket, const endpoint& peer,
+                        tls_service* tls);
 
 }  // namespace stet::detail

@@ -79,9 +79,9 @@ class server_core final : public connection_host, public listener_host {
   address_counts per_address_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> stop_begun_{false};
-  std::atomic<bool> stopping_{false};              // accepting has stopped
-  std::optional<asio::steady_timer> drain_delay_;  // on the first worker's loop
-  std::optional<asio::steady_timer> room_retry_;   // on the first worker's loop
+  std::atomic<bool> stopping_{false};                              // accepting has stopped
+  std::optional<asio::steady_timer> drain_delay_;                  // on the first worker's loop
+  std::optional<asio::steady_timer> room_retry_;                   // on the first worker's loop
   steady::time_point room_retry_due_ = steady::time_point::max();  // room_retry_'s, read on its loop
   // A grace of 0 with nobody evictable (every connection busy) retries at this pace.
   static constexpr std::chrono::milliseconds min_room_retry{100};

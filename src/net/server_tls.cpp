@@ -38,13 +38,6 @@ start_error server_core::open_tls() {
   for (std::size_t i = 0; i < options_.listeners.size(); ++i) {
     const listen_options& each = options_.listeners[i];
     if (!each.tls) continue;
-    if (each.proxy_protocol) {
-      // The PROXY header is read off the raw socket before the exchange, and
-      // the TLS transport is not wrapped around that intake yet.
-      tls_.clear();
-      return {std::make_error_code(std::errc::not_supported),
-              fmt::format("listen on {}: the PROXY protocol on a TLS listener is not supported yet", each.address)};
-    }
     if (!tls_stats_) tls_stats_ = std::make_shared<tls_stats>();
     start_error error;
     tls_[i] = tls_service::create(each.tls, tls_stats_, error);

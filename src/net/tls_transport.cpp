@@ -1,5 +1,7 @@
 #include "net/tls_transport.hpp"
 
+#include "tls/tls_service.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +10,12 @@
 #include <cstring>
 
 namespace stet::detail {
+
+std::unique_ptr<transport> secured(std::unique_ptr<transport> stream, tls_service* tls, asio::io_context& io) {
+  if (tls == nullptr) return stream;
+  return std::make_unique<tls_transport>(std::move(stream), tls->current(), io);
+}
+
 namespace {
 
 constexpr std::size_t record_bytes = 16 * 1024;

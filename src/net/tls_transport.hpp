@@ -27,6 +27,13 @@
 
 namespace stet::detail {
 
+class tls_service;
+
+/// `stream` as it is for a plain listener (`tls` null), else inside a TLS
+/// session from the context `tls` holds now, run on `io` (the loop of the
+/// worker that will own it): a reload afterwards does not touch the session.
+std::unique_ptr<transport> secured(std::unique_ptr<transport> stream, tls_service* tls, asio::io_context& io);
+
 class tls_transport final : public transport {
  public:
   /// Runs a server-side TLS session from `context` over `inner`, on `io`

@@ -209,6 +209,12 @@ void websocket_connection::end_now() noexcept {
   release_block();
   on_transport_end();
   owner_.ended(*this);
+  // Not now: this may run inside a callback of the route (terminate() from
+  // on_message), which must not be destroyed under it.
+  try {
+    asio::post(owner_.io(), [self] { self->release_callbacks(); });
+  } catch (...) {  // no memory for the task: they go with the last handle
+  }
 }
 
 // A websocket_handle may keep this object alive past its worker's event loop,

@@ -187,6 +187,16 @@ void session::on_transport_end() noexcept {
   bump(env_.counters().open, static_cast<std::uint64_t>(-1));
 }
 
+void session::release_callbacks() noexcept {
+  data_.reset();
+  route_.reset();
+}
+
+const websocket_options& session::ended_options() noexcept {
+  static const websocket_options defaults;
+  return defaults;
+}
+
 void session::deliver(const std::shared_ptr<const std::string>& frame) noexcept {
   if (state_ != state::open) return;
   websocket_counters& c = env_.counters();

@@ -107,7 +107,8 @@ class session : public websocket_core {
   void deliver(const std::shared_ptr<const std::string>& frame) noexcept;
   /// Server stop: close with 1001.
   void drain();
-  const websocket_options& options() const noexcept { return route_->options(); }
+  /// The route's options; the defaults once release_callbacks() has run.
+  const websocket_options& options() const noexcept { return route_ ? route_->options() : ended_options(); }
 
   // websocket_core, on the owner thread.
   send_status send(std::string_view payload, message_kind kind) override;
@@ -121,7 +122,7 @@ class session : public websocket_core {
   const endpoint& remote_endpoint() const noexcept override { return peer_; }
   std::string_view protocol() const noexcept override { return protocol_; }
   bool compressed() const noexcept override { return deflate_; }
-  void* user_data() noexcept override { return data_->get(); }
+  void* user_data() noexcept override { return data_ ? data_->get() : nullptr; }
   bool is_open() const noexcept override { return open_.load(std::memory_order_acquire); }
 
  protected:
@@ -139,6 +140,11 @@ class session : public websocket_core {
   /// Whether the caller runs on the thread that owns this session.
   bool on_owner_thread() const noexcept { return std::this_thread::get_id() == owner_thread_; }
   bool ended() const noexcept { return state_ == state::ended; }
+  /// After the end, outside any callback: drops the route (its callbacks)
+  /// and the user data. A websocket_handle keeps this object alive, and the
+  /// callbacks or the user data often hold handles (a chat room's members):
+  /// kept, they would keep each other alive for ever.
+  void release_callbacks() noexcept;
 
  private:
   enum class state : std::uint8_t { open, closing, finishing, ended };
@@ -154,6 +160,7 @@ class session : public websocket_core {
   void lend_inflater();
   void return_inflater() noexcept;
   void arm_idle() noexcept;
+  static const websocket_options& ended_options() noexcept;
   template <class F>
   void guarded(F&& callback) noexcept;
 

@@ -5,8 +5,7 @@
 
 #include "net/connection.hpp"
 
-#include "net/memory_transport.hpp"
-#include "net/worker.hpp"
+#include "support/memory_server.hpp"
 
 #include <stet/body.hpp>
 #include <stet/multipart.hpp>
@@ -22,12 +21,6 @@
 namespace {
 
 using stet::detail::memory_stream;
-using stet::detail::memory_transport;
-
-struct counting_host final : stet::detail::connection_host {
-  int closed = 0;
-  void connection_closed() noexcept override { ++closed; }
-};
 
 // Sums the streamed body; answers with its length and its bytes' sum.
 class summing_sink final : public stet::body_sink {
@@ -93,58 +86,19 @@ stet::router routes() {
   return r;
 }
 
-// One worker whose event loop the test turns by hand.
-class memory_server {
+// The connection's routes on a worker the test turns by hand.
+class memory_server : public stet::test::memory_server {
  public:
   /// `eviction_grace`: how long a connection must wait before it may be evicted.
   explicit memory_server(std::chrono::milliseconds eviction_grace = {})
-      : routes_(routes()), worker_(host_, routes_, options_, nullptr) {
-    options_.eviction_grace = eviction_grace;
-  }
-  memory_server(const memory_server&) = delete;
-  memory_server& operator=(const memory_server&) = delete;
-  // Connections still parked on a read would otherwise keep themselves alive.
-  ~memory_server() {
-    for (const std::weak_ptr<memory_stream>& s : streams_) {
-      if (auto stream = s.lock()) stream->abandon();
-    }
-  }
-
-  std::shared_ptr<memory_stream> connect() {
-    auto stream = std::make_shared<memory_stream>(worker_.io());
-    streams_.push_back(stream);
-    worker_.adopt(std::make_unique<memory_transport>(stream), stet::endpoint::parse("192.0.2.7", 4000));
-    return stream;
-  }
-  /// Runs the loop until `done()` (or a bounded number of steps).
-  template <class Done>
-  bool run_until(Done done) {
-    for (int steps = 0; steps < 100'000 && !done(); ++steps) worker_.io().run_one();
-    return done();
-  }
-  /// Feeds `chunks` (one read each), then an end of stream; runs until the
-  /// connection closes; returns everything it wrote.
-  std::string exchange(const std::vector<std::string>& chunks, std::size_t write_limit = SIZE_MAX) {
-    const int closed_before = host_.closed;
-    auto stream = connect();
-    stream->write_limit = write_limit;
-    for (const std::string& c : chunks) stream->feed(c);
-    stream->feed_eof();
-    EXPECT_TRUE(run_until([&] { return host_.closed > closed_before; }));
-    return stream->take_output();
-  }
-  stet::detail::worker& worker() noexcept { return worker_; }
-  /// Connections closed so far.
-  int closed() const noexcept { return host_.closed; }
-  /// Runs every handler that is ready now.
-  void settle() { worker_.io().poll(); }
+      : stet::test::memory_server(routes(), with_grace(eviction_grace)) {}
 
  private:
-  counting_host host_;
-  stet::server_options options_;
-  stet::router routes_;
-  stet::detail::worker worker_;
-  std::vector<std::weak_ptr<memory_stream>> streams_;
+  static stet::server_options with_grace(std::chrono::milliseconds grace) {
+    stet::server_options o;
+    o.eviction_grace = grace;
+    return o;
+  }
 };
 
 // The Date header is the only part of an answer that may differ between runs.

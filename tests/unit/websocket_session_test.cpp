@@ -3,8 +3,7 @@
 // answers, a disconnect at every byte ends the session (and reports 1006 or
 // the handshake's code), and a publish reaches 1,000 subscribers.
 
-#include "net/memory_transport.hpp"
-#include "net/worker.hpp"
+#include "support/memory_server.hpp"
 #include "support/ws_frames.hpp"
 
 #include <stet/router.hpp>
@@ -21,13 +20,7 @@
 namespace {
 
 using stet::detail::memory_stream;
-using stet::detail::memory_transport;
 using stet::test::client_frame;
-
-struct counting_host final : stet::detail::connection_host {
-  int closed = 0;
-  void connection_closed() noexcept override { ++closed; }
-};
 
 struct tally {
   std::vector<std::uint16_t> closes;
@@ -71,54 +64,15 @@ const std::string upgrade =
     "GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
 
-// One worker whose event loop the test turns by hand.
-class memory_server {
- public:
-  memory_server() : routes_(routes(seen)), worker_(host_, routes_, options_, nullptr) {}
-  memory_server(const memory_server&) = delete;
-  memory_server& operator=(const memory_server&) = delete;
-  // Sessions still parked on a read would otherwise keep themselves alive.
-  ~memory_server() {
-    for (const std::weak_ptr<memory_stream>& s : streams_) {
-      if (auto stream = s.lock()) stream->abandon();
-    }
-  }
-
-  std::shared_ptr<memory_stream> connect() {
-    auto stream = std::make_shared<memory_stream>(worker_.io());
-    streams_.push_back(stream);
-    worker_.adopt(std::make_unique<memory_transport>(stream), stet::endpoint::parse("192.0.2.7", 4000));
-    return stream;
-  }
-  template <class Done>
-  bool run_until(Done done) {
-    for (int steps = 0; steps < 1'000'000 && !done(); ++steps) worker_.io().run_one();
-    return done();
-  }
-  /// Runs what is ready (bounded: a peer that never reads keeps a write retry ready).
-  void run_ready() {
-    for (int steps = 0; steps < 100'000 && worker_.io().poll_one() > 0; ++steps) {
-    }
-  }
-  /// Feeds `chunks` (one read each) and an end of stream; runs until the
-  /// connection closes; returns everything written.
-  std::string exchange(const std::vector<std::string>& chunks) {
-    const int before = host_.closed;
-    auto stream = connect();
-    for (const std::string& c : chunks) stream->feed(c);
-    stream->feed_eof();
-    EXPECT_TRUE(run_until([&] { return host_.closed > before; }));
-    return stream->take_output();
-  }
-
+struct tally_holder {
   tally seen;
+};
 
- private:
-  counting_host host_;
-  stet::server_options options_;
-  stet::router routes_;
-  stet::detail::worker worker_;
-  std::vector<std::weak_ptr<memory_stream>> streams_;
+// The WebSocket routes on a worker the test turns by hand; `seen` is what
+// their callbacks saw (a base, so that it is there before the routes).
+class memory_server : public tally_holder, public stet::test::memory_server {
+ public:
+  memory_server() : stet::test::memory_server(routes(seen)) {}
 };
 
 // What the server wrote after its 101 head.

@@ -1,0 +1,93 @@
+// PROXY protocol in front of TLS (a layer-4 balancer passing TLS through with
+// send-proxy): the header comes first on the raw socket, the ClientHello after
+// it, and the address the header carries becomes remote_endpoint() of the
+// HTTPS requests. A ClientHello with no header first is closed and counted.
+
+#include <stet/stet.hpp>
+
+#include "support/expectations.hpp"
+#include "support/metric_value.hpp"
+#include "support/test_server.hpp"
+#include "support/tls_certs.hpp"
+#include "support/tls_client.hpp"
+#include "support/tls_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using stet::test::closed_for;
+using stet::test::eventually;
+using stet::test::running_server;
+using stet::test::tls_client;
+using stet::test::tls_client_options;
+using stet::test::tls_fixture;
+
+stet::router peer_routes() {
+  stet::router r;
+  r.get("/peer", [](stet::request& req) {
+    const stet::endpoint& e = req.remote_endpoint();
+    return stet::response::text(e.address_string() + ":" + std::to_string(e.port()) + " " +
+                                (req.is_secure() ? "https" : "http"));
+  });
+  return r;
+}
+
+class ProxyProtocolTls : public ::testing::Test {
+ protected:
+  tls_fixture certs;
+  stet::test::cert_files site = certs.issue("site", stet::test::for_names({"localhost"}));
+  std::shared_ptr<stet::metrics> metrics = std::make_shared<stet::metrics>();
+  running_server server{peer_routes(), options()};
+
+  stet::server_options options() {
+    stet::server_options o = stet::test::test_options();
+    stet::listen_options secure{"127.0.0.1:0"};
+    secure.proxy_protocol = true;
+    secure.tls = std::make_shared<const stet::tls_options>(stet::test::tls_settings(site));
+    o.listeners.push_back(std::move(secure));
+    o.metrics = metrics;
+    return o;
+  }
+  tls_client_options verified() const {
+    tls_client_options o;
+    o.ca_file = certs.ca_file();
+    return o;
+  }
+  /// Sends `header` on the raw socket, then runs the handshake and asks /peer.
+  std::string peer_behind(std::string_view header) {
+    tls_client client(server.port(), verified());
+    const auto sent = ::send(client.fd(), header.data(), header.size(), MSG_NOSIGNAL);
+    if (sent != static_cast<ssize_t>(header.size()) || !client.handshake()) return "no handshake: " + client.error();
+    const auto r = client.request("GET", "/peer");
+    return r && r->status == 200 ? r->body : "no answer";
+  }
+};
+
+TEST_F(ProxyProtocolTls, AV1HeaderBeforeTheHandshakeGivesTheRemoteEndpoint) {
+  EXPECT_EQ(peer_behind("PROXY TCP4 198.51.100.7 127.0.0.1 51000 443\r\n"), "198.51.100.7:51000 https");
+}
+
+TEST_F(ProxyProtocolTls, AV2HeaderBeforeTheHandshakeGivesTheRemoteEndpoint) {
+  std::string v2("\r\n\r\n\0\r\nQUIT\n", 12);
+  v2 += std::string("\x21\x11\x00\x0c", 4);                  // v2 PROXY, TCP over IPv4, 12 address bytes
+  v2 += std::string("\xcb\x00\x71\x09\x7f\x00\x00\x01", 8);  // 203.0.113.9 -> 127.0.0.1
+  v2 += std::string("\xc3\x50\x01\xbb", 4);                  // 50000 -> 443
+  EXPECT_EQ(peer_behind(v2), "203.0.113.9:50000 https");
+}
+
+TEST_F(ProxyProtocolTls, AHandshakeWithoutAHeaderIsClosedAndCounted) {
+  tls_client client(server.port(), verified());
+  EXPECT_FALSE(client.handshake());
+  EXPECT_TRUE(eventually([&] { return closed_for(*metrics, "proxy_protocol") == 1; }));
+  // The listener still serves the next proxied client.
+  EXPECT_EQ(peer_behind("PROXY TCP4 198.51.100.8 127.0.0.1 51001 443\r\n"), "198.51.100.8:51001 https");
+}
+
+}  // namespace
