@@ -5,17 +5,24 @@
     smoke.py NAME BINARY [EXTRA...]
 
 NAME picks the scenario below (hello, json_api, static_site, signed_cookies,
-streaming, sqlite_users, stet_server_cli). Python 3 standard library only. Every wait is
-bounded; the whole run takes a few seconds.
+streaming, sqlite_users, upload, tls, websocket_chat, stet_server_cli). Python 3
+standard library only, but for websocket_chat's client: Debian's
+python3-websockets (scripts/install-deps.sh). Every wait is bounded; the whole
+run takes a few seconds.
 """
 
+import asyncio
+import hashlib
 import http.client
 import os
 import re
+import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
+import tempfile
 import time
 
 START_SECONDS = 15
@@ -41,11 +48,11 @@ class Example:
     """One running example. The port is picked here and passed as argv[1]; if
     another process takes it first, the example exits and is started again."""
 
-    def __init__(self, binary, extra=(), env=None):
+    def __init__(self, binary, extra=(), env=None, stderr=None):
         for _ in range(3):
             self.port = free_port()
             self.proc = subprocess.Popen([binary, str(self.port), *extra], env={**os.environ, **(env or {})},
-                                         stdout=subprocess.DEVNULL)
+                                         stdout=subprocess.DEVNULL, stderr=stderr)
             if self._wait_listening():
                 return
             self.stop()
@@ -200,6 +207,233 @@ def sqlite_users(binary, _extra):
         check(status == 404, f"GET /users/abc (not an int): {status}")
 
 
+def multipart(boundary, parts):
+    """parts: (name, filename or None, bytes) -> a multipart/form-data body."""
+    out = b""
+    for name, filename, data in parts:
+        disposition = f'form-data; name="{name}"' + (f'; filename="{filename}"' if filename is not None else "")
+        out += f"--{boundary}\r\nContent-Disposition: {disposition}\r\n\r\n".encode() + data + b"\r\n"
+    return out + f"--{boundary}--\r\n".encode()
+
+
+def peak_rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1))
+
+
+def upload_big(example, megabytes):
+    """A file of `megabytes` MiB sent in 64 KiB writes with a Content-Length,
+    never held whole here either; returns (status, body, sha256 sent)."""
+    block, digest = os.urandom(64 * 1024), hashlib.sha256()
+    head = b'--b0undary\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n'
+    tail = b"\r\n--b0undary--\r\n"
+
+    def pieces():
+        yield head
+        for _ in range(megabytes * 16):
+            digest.update(block)
+            yield block
+        yield tail
+
+    length = len(head) + megabytes * 1024 * 1024 + len(tail)
+    conn = http.client.HTTPConnection("127.0.0.1", example.port, timeout=60)
+    try:
+        conn.request("POST", "/upload", body=pieces(),
+                     headers={"Content-Type": "multipart/form-data; boundary=b0undary", "Content-Length": str(length)})
+        r = conn.getresponse()
+        return r.status, r.read(), digest.hexdigest()
+    finally:
+        conn.close()
+
+
+def raw_head(example, head):
+    """Sends a request head alone and returns the status line of the answer."""
+    with socket.create_connection(("127.0.0.1", example.port), timeout=REQUEST_SECONDS) as s:
+        s.sendall(head.encode())
+        return s.makefile("rb").readline().decode().strip()
+
+
+def upload(binary, _extra):
+    directory = tempfile.mkdtemp(prefix="stet-upload-smoke-")
+    try:
+        with Example(binary, [directory]) as e:
+            upload_scenario(e, directory)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def upload_scenario(e, directory):
+    form = {"Content-Type": "multipart/form-data; boundary=XyZ"}
+    status, _, page = e.request("GET", "/")
+    check(status == 200 and b'enctype=multipart/form-data' in page, f"GET /: {status} {page!r}")
+
+    # Bigger than the server's default body limit (1 MiB): the route's own limit applies.
+    a, b = os.urandom(3 * 1024 * 1024 + 7), b"not a password file\n"
+    body = multipart("XyZ", [("note", None, b"a text field, not stored"), ("file", "a.bin", a),
+                             ("file", "../../passwd", b), ("file", "", b"")])
+    status, _, answer = e.request("POST", "/upload", body, form)
+    lines = answer.decode().splitlines()
+    check(status == 200 and len(lines) == 2, f"POST /upload: {status} {answer!r}")
+    for line, name, data in ((lines[0], "a.bin", a), (lines[1], "passwd", b)):
+        path = os.path.join(directory, name)
+        check(line == f"{path} {len(data)} bytes sha256={hashlib.sha256(data).hexdigest()}", f"answer line {line!r}")
+        with open(path, "rb") as f:
+            check(f.read() == data, f"{path} differs from what was sent")
+    check(sorted(os.listdir(directory)) == ["a.bin", "passwd"], f"directory holds {os.listdir(directory)}")
+
+    status, _, answer = e.request("POST", "/upload", multipart("XyZ", [("file", "a.bin", b"again")]), form)
+    check(status == 409 and b"File exists" in answer, f"an existing name: {status} {answer!r}")
+
+    # 32 MiB in constant memory: the server's peak RSS grows by far less than the body.
+    before = peak_rss_kib(e.proc.pid)
+    status, answer, sent = upload_big(e, 32)
+    grown = peak_rss_kib(e.proc.pid) - before
+    check(status == 200 and answer.decode().endswith(f" {32 << 20} bytes sha256={sent}\n"), f"32 MiB: {answer!r}")
+    check(grown < 16 * 1024, f"peak RSS grew by {grown} KiB during a 32 MiB upload")
+
+    # Over the route's limit (1 GiB): 413 from the head, and no 100 Continue first.
+    status = raw_head(e, f"POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: {form['Content-Type']}\r\n"
+                         f"Content-Length: {(1 << 30) + 1}\r\nExpect: 100-continue\r\n\r\n")
+    check(status.startswith("HTTP/1.1 413"), f"1 GiB + 1 byte: {status!r}")
+
+    status, _, _ = e.request("POST", "/upload", b"hello", {"Content-Type": "text/plain"})
+    check(status == 415, f"text/plain: {status}")
+    truncated = multipart("XyZ", [("file", "cut.bin", b"x" * 1000)])[:-10]
+    status, _, answer = e.request("POST", "/upload", truncated, form)
+    check(status == 400 and b"multipart" in answer, f"no final boundary: {status} {answer!r}")
+    status, _, _ = e.request("POST", "/upload", multipart("XyZ", [("note", None, b"no file")]), form)
+    check(status == 400, f"a form without a file: {status}")
+    left = sorted(os.listdir(directory))
+    check(left == ["a.bin", "big.bin", "passwd"], f"after the refused uploads the directory holds {left}")
+
+
+def make_cert(script, directory, name):
+    """scripts/self-signed-cert.sh: `openssl req -x509` for CN=name, 127.0.0.1 and ::1."""
+    subprocess.run([script, directory, name], check=True, capture_output=True, timeout=30)
+    return os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+
+
+def der_sha256_of_file(pem_path):
+    with open(pem_path) as f:
+        return hashlib.sha256(ssl.PEM_cert_to_DER_cert(f.read())).hexdigest()
+
+
+def served_sha256(port):
+    """SHA-256 of the certificate a new handshake is served (not verified here)."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    with socket.create_connection(("127.0.0.1", port), timeout=REQUEST_SECONDS) as raw:
+        with ctx.wrap_socket(raw, server_hostname="localhost") as s:
+            return hashlib.sha256(s.getpeercert(binary_form=True)).hexdigest()
+
+
+def https_get(port, ca, path):
+    """GET over HTTPS, verifying the server against `ca` (the self-signed cert, which names 127.0.0.1)."""
+    conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=REQUEST_SECONDS,
+                                       context=ssl.create_default_context(cafile=ca))
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        return r.status, r.read()
+    finally:
+        conn.close()
+
+
+def wait_for_log(path, text, seconds=10):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with open(path) as f:
+            if text in f.read():
+                return True
+        time.sleep(0.05)
+    return False
+
+
+def tls(binary, extra):
+    work = tempfile.mkdtemp(prefix="stet-tls-example-")
+    try:
+        tls_scenario(binary, extra[0], work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def tls_scenario(binary, script, work):
+    cert1, key1 = make_cert(script, os.path.join(work, "first"), "localhost")
+    cert2, key2 = make_cert(script, os.path.join(work, "second"), "localhost")
+    # The example reads fixed paths; a renewal copies new files over them.
+    live_cert, live_key = os.path.join(work, "live.pem"), os.path.join(work, "live.key")
+    shutil.copy(cert1, live_cert)
+    shutil.copy(key1, live_key)
+    log_path = os.path.join(work, "stderr.log")
+    with open(log_path, "w") as log, Example(binary, [live_cert, live_key], stderr=log) as e:
+        status, body = https_get(e.port, cert1, "/")
+        check(status == 200 and re.fullmatch(rb"Hello over TLSv1\.[23] \(\S+\)\n", body), f"GET /: {status} {body!r}")
+        check(served_sha256(e.port) == der_sha256_of_file(cert1), "the first certificate is not the one served")
+
+        shutil.copy(cert2, live_cert)
+        shutil.copy(key2, live_key)
+        e.proc.send_signal(signal.SIGHUP)
+        check(wait_for_log(log_path, "tls: SIGHUP: certificate reloaded"), "SIGHUP: no reload reported")
+        check(served_sha256(e.port) == der_sha256_of_file(cert2), "after SIGHUP the new certificate is not served")
+        status, _ = https_get(e.port, cert2, "/")
+        check(status == 200, f"GET / verified against the new certificate: {status}")
+
+        # A key that does not match: the reload fails as a whole, the second certificate stays.
+        shutil.copy(key1, live_key)
+        e.proc.send_signal(signal.SIGHUP)
+        check(wait_for_log(log_path, "live.key: does not match the certificate"), "failed reload not reported")
+        check(served_sha256(e.port) == der_sha256_of_file(cert2), "a failed reload replaced the certificate")
+        e.stop()
+        check(e.proc.returncode == 0, f"SIGTERM: exit status {e.proc.returncode}")
+    out = subprocess.run([binary, str(free_port()), os.path.join(work, "absent.pem"), key1], capture_output=True,
+                         text=True, timeout=20)
+    check(out.returncode == 1 and "absent.pem: No such file or directory" in out.stderr, f"a missing cert: {out}")
+
+
+async def receive(ws, expected):
+    got = [await asyncio.wait_for(ws.recv(), REQUEST_SECONDS) for _ in expected]
+    check(got == expected, f"received {got}, expected {expected}")
+
+
+async def chat(port):
+    import websockets  # python3-websockets, not the standard library
+
+    def join(name):
+        return websockets.connect(f"ws://127.0.0.1:{port}/chat?name={name}", open_timeout=REQUEST_SECONDS,
+                                  close_timeout=REQUEST_SECONDS, ping_interval=None)
+
+    async with join("ada") as ada:
+        await receive(ada, ["ada joined"])  # ada is subscribed once she sees her own announcement
+        async with join("bob") as bob:
+            await receive(bob, ["bob joined"])
+            await receive(ada, ["bob joined"])
+            await ada.send("hello, bob")
+            await receive(ada, ["ada: hello, bob"])
+            await receive(bob, ["ada: hello, bob"])
+            await bob.send("hi ada")
+            await receive(bob, ["bob: hi ada"])
+            await receive(ada, ["bob: hi ada"])
+        await receive(ada, ["bob left"])
+        await ada.send(b"\x00binary")
+        await asyncio.wait_for(ada.wait_closed(), REQUEST_SECONDS)
+        check(ada.close_code == 1003, f"a binary message: closed with {ada.close_code} {ada.close_reason!r}")
+    try:
+        async with join("no%20spaces"):
+            raise Failure("a name with a space was accepted")
+    except websockets.exceptions.InvalidStatusCode as refused:
+        check(refused.status_code == 400, f"a bad name: {refused.status_code}")
+
+
+def websocket_chat(binary, _extra):
+    with Example(binary) as e:
+        status, headers, page = e.request("GET", "/")
+        check(status == 200 and b"new WebSocket(" in page and headers.get("content-type", "").startswith("text/html"),
+              f"GET /: {status} {page[:100]!r}")
+        status, _, _ = e.request("GET", "/chat?name=ada")
+        check(status == 426, f"GET /chat without the upgrade: {status}")
+        asyncio.run(chat(e.port))
+
+
 def stet_server_cli(binary, extra):
     version = extra[0]
     out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10)
@@ -222,8 +456,8 @@ def stet_server_cli(binary, extra):
     check(out.returncode == 2 and "--offload-threads" in out.stderr, f"bad --offload-threads: {out}")
 
 
-SCENARIOS = {f.__name__: f for f in (hello, json_api, static_site, signed_cookies, streaming, sqlite_users,
-                                     stet_server_cli)}
+SCENARIOS = {f.__name__: f for f in (hello, json_api, static_site, signed_cookies, streaming, sqlite_users, upload,
+                                     tls, websocket_chat, stet_server_cli)}
 
 
 def main():

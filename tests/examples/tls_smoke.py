@@ -20,14 +20,9 @@ import sys
 import tempfile
 import time
 
-from smoke import Failure, check, free_port  # beside this file
+from smoke import Failure, check, free_port, make_cert, wait_for_log  # beside this file
 
 START_SECONDS = 15
-
-
-def make_cert(script, directory, name):
-    subprocess.run([script, directory, name], check=True, capture_output=True, timeout=30)
-    return os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
 
 
 def listening(port):
@@ -81,16 +76,6 @@ def served_subject(port):
         if line.startswith("subject="):
             return line
     return out.stdout + out.stderr
-
-
-def wait_for_log(path, text, seconds=10):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with open(path) as f:
-            if text in f.read():
-                return True
-        time.sleep(0.05)
-    return False
 
 
 def run(binary, script, work):
