@@ -122,7 +122,9 @@ class multipart_sink final : public stet::body_sink {
   void begin_part() {
     const stet::multipart_part& p = parser_.part();
     parts_.push_back({std::string(p.name), std::nullopt, 0, {}});
-    if (p.is_file()) {
+    // filename="" is what a browser sends for a file input left empty: no
+    // file was chosen, so none is stored (it is listed as a field would be).
+    if (p.is_file() && !p.filename->empty()) {
       parts_.back().filename = stet::sanitize_filename(*p.filename);
       file_ = stet::upload_file(directory_);
       if (file_.error()) answer_ = upload_failure(file_.error());

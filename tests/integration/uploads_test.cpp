@@ -92,6 +92,18 @@ TEST_F(Uploads, AFilenameWithAPathIsReducedToItsLastComponent) {
   EXPECT_EQ(file("passwd"), "x");
 }
 
+TEST_F(Uploads, AFileInputLeftEmptyStoresNothing) {
+  raw_client c(server_.port());
+  const std::string body =
+      "--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"\"\r\n"
+      "Content-Type: application/octet-stream\r\n\r\n\r\n--b--\r\n";
+  const auto r = c.request("POST", "/upload", "Content-Type: multipart/form-data; boundary=b\r\n", body);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_NE(r->body.find("\"filename\":null"), std::string::npos) << r->body;
+  EXPECT_EQ(files(), 0u);
+}
+
 TEST_F(Uploads, NotMultipartIs415AndABrokenBodyIs400WithNoFileLeft) {
   raw_client c(server_.port());
   const auto plain = c.request("POST", "/upload", "Content-Type: text/plain\r\n", "abc");
