@@ -145,6 +145,10 @@ std::optional<http_response> tls_client::request(std::string_view method, std::s
   return read_response(method == "HEAD");
 }
 
+bool tls_client::read_more(std::chrono::milliseconds timeout) {
+  return fill(std::chrono::steady_clock::now() + timeout);
+}
+
 bool tls_client::closed_with_notify(std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (fill(deadline)) {

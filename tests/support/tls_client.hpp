@@ -51,6 +51,10 @@ class tls_client {
   /// One request with Host; returns the response.
   std::optional<http_response> request(std::string_view method, std::string_view target,
                                        std::string_view extra_headers = {}, std::string_view body = {});
+  /// Reads what arrives next into received(); false on timeout or close.
+  bool read_more(std::chrono::milliseconds timeout = std::chrono::seconds(5));
+  /// What was read and not taken by read_response() (the caller may consume it).
+  std::string& received() noexcept { return pending_; }
   /// Reads until the server closes: true when it sent close_notify first.
   bool closed_with_notify(std::chrono::milliseconds timeout = std::chrono::seconds(5));
 
