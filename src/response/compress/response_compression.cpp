@@ -93,6 +93,11 @@ compression_plan compress_response(const request& q, response& r, const compress
       r.content_length() < s.min_bytes) {
     return {};
   }
+  // Answers never coded here need no header scan either (a static file's
+  // answer carries its own variant and says no_compression(); a route or an
+  // answer that opted out; a file body): plan_compression() would end in the
+  // empty plan for each of them.
+  if (!s.enabled || !route_allows || !r.compression_allowed() || r.file() != nullptr) return {};
   compression_response facts = compression_facts(r);
   facts.allowed = facts.allowed && route_allows;
   compression_plan plan = plan_compression(compression_facts(q), facts, s);
