@@ -1,8 +1,8 @@
 #include "metrics/cache_metrics.hpp"
 
+#include "counters/memo_stats.hpp"
 #include "crypto/hmac.hpp"
 #include "metrics/cache_families.hpp"
-#include "counters/memo_stats.hpp"
 #include "route/state.hpp"
 
 #include <algorithm>
