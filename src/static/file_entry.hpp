@@ -58,7 +58,11 @@ struct file_entry {
   std::array<char, 18> etag{};
   std::array<char, 29> last_modified{};
   std::time_t mtime = 0;
-  bool dated = true;         ///< has a Last-Modified (false for the built-in favicon)
+  bool dated = true;  ///< has a Last-Modified (false for the built-in favicon)
+  /// A compressed variant may be made of it: it is in memory and the mount's
+  /// compression settings take its size and type. Decided once per version
+  /// (the settings are fixed at start), not per request.
+  bool compressible = false;
   std::uint64_t charge = 0;  ///< bytes counted against the cache budget
 
   /// Monotonic ms of the last stat that confirmed `id` (revalidate_interval).

@@ -5,6 +5,7 @@
 #include "static/safe_path.hpp"
 
 #include "http/date_cache.hpp"
+#include "response/compress/policy.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -43,7 +44,11 @@ std::optional<std::string> read_all(int fd, std::uint64_t size) {
   return bytes;
 }
 
-std::shared_ptr<const file_entry> make_favicon_entry() {
+bool worth_compressing(const file_entry& e, const compression_settings& s) noexcept {
+  return s.enabled && e.bytes && e.id.size >= s.min_bytes && media_type_listed(e.content_type, s.media_types);
+}
+
+std::shared_ptr<const file_entry> make_favicon_entry(const compression_settings& s) {
   auto e = std::make_shared<file_entry>();
   auto bytes = std::make_shared<const std::string>(make_default_favicon());
   const auto digest = hash_bytes(*bytes);
@@ -54,6 +59,7 @@ std::shared_ptr<const file_entry> make_favicon_entry() {
   e->content_type = mime_type("favicon.ico");
   e->dated = false;
   e->bytes = std::move(bytes);
+  e->compressible = worth_compressing(*e, s);
   return e;
 }
 
@@ -61,7 +67,7 @@ std::shared_ptr<const file_entry> make_favicon_entry() {
 
 file_store::file_store(std::string root_path, const static_options& options)
     : root(std::move(root_path)), cache(options.cache_budget, options.max_cache_entries), options_(options) {
-  if (options_.default_favicon) favicon_ = make_favicon_entry();
+  if (options_.default_favicon) favicon_ = make_favicon_entry(options_.compression);
   sibling_probe_ms_ = std::max<std::int64_t>(1000, options_.revalidate_interval.count());
   settle_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.settle_time).count();
 }
@@ -180,6 +186,7 @@ file_store::lookup_result file_store::read_entry(std::string_view relative, cach
   entry->mtime = st.st_mtim.tv_sec;
   format_http_date(entry->mtime, entry->last_modified);
   entry->content_type = mime_type(relative);
+  entry->compressible = worth_compressing(*entry, options_.compression);
   entry->validated_ms.store(monotonic_ms(), std::memory_order_relaxed);
   // A file changed within settle_time may still be mid-write within one
   // timestamp tick, where a second write leaves the identity unchanged: serve

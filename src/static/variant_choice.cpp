@@ -8,9 +8,7 @@ namespace stet::detail {
 variant_choice choose_variant(file_store& store, std::string_view relative, const file_store::lookup_result& file,
                               const static_request_fields& fields, const compression_settings& s) {
   const file_entry& e = *file.entry;
-  if (!s.enabled || !e.bytes || e.id.size < s.min_bytes || !media_type_listed(e.content_type, s.media_types)) {
-    return {};
-  }
+  if (!e.compressible) return {};
   variant_choice out;
   out.vary = true;
   if (fields.conditions.range || !fields.accept_encoding) return out;
