@@ -193,8 +193,7 @@ long tls_engine::bio_ctrl(BIO* bio, int command, long /*number*/, void* /*pointe
     case BIO_CTRL_FLUSH: return 1;
     case BIO_CTRL_PENDING:
       return self != nullptr ? static_cast<long>(std::min<std::size_t>(self->in_size_ - self->in_used_, LONG_MAX)) : 0;
-    case BIO_CTRL_WPENDING: return 0;
-    default: return 0;
+    default: return 0;  // BIO_CTRL_WPENDING included: nothing waits on the write side
   }
 }
 
