@@ -25,7 +25,9 @@ mkdir -p "$static"
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$here/lib.sh"
 trap 'stop_all_servers; [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "$tmp"' EXIT
-command -v valgrind >/dev/null && command -v callgrind_control >/dev/null || die "valgrind (callgrind) is needed"
+if ! command -v valgrind >/dev/null || ! command -v callgrind_control >/dev/null; then
+  die "valgrind (callgrind) is needed"
+fi
 
 stet_bin="${STET_SERVER:-$root/build-release/examples/stet-server}"
 [ -x "$stet_bin" ] || die "no stet-server at $stet_bin (build-release, or set STET_SERVER)"
@@ -44,7 +46,7 @@ start() {
       ;;
     nginx)
       write_nginx_conf "$tmp/nginx" "$port" off
-      sed -i "s|listen 127.0.0.1:$port;|listen 127.0.0.1:$port ssl;\n    ssl_certificate $cert;\n    ssl_certificate_key $key;\n    ssl_session_cache shared:SSL:10m;\n    ssl_session_tickets on;\n    ssl_protocols TLSv1.2 TLSv1.3;|" "$tmp/nginx/nginx.conf"
+      nginx_tls_listen "$tmp/nginx" "$port" "$cert" "$key"
       # shellcheck disable=SC2046
       taskset -c 0 "${grind[@]}" $(nginx_command "$tmp/nginx") 2>>"$tmp/nginx/stderr.log" &
       server_pid[nginx]=$!
@@ -60,6 +62,8 @@ start() {
   die "$name did not start"
 }
 
+declare -A dumps=()  # callgrind numbers its dumps 1, 2, ... per process
+
 # Prints "HANDSHAKES IR_PER_HANDSHAKE" for one s_time run against server NAME.
 count() {
   local name="$1" port="$2" version="$3" pid out n file
@@ -69,7 +73,8 @@ count() {
   n="$(awk '/connections in [0-9.]+ real seconds/ {print $1; exit}' <<<"$out")"
   sleep 0.5
   callgrind_control -d "$name$version" "$pid" >/dev/null 2>&1
-  file="$(ls -t "$tmp"/callgrind."$pid".* | head -1)"
+  dumps[$name]=$((${dumps[$name]:-0} + 1))
+  file="$tmp/callgrind.$pid.${dumps[$name]}"
   awk -v n="$n" '/^(summary|totals):/ { if (n > 0) printf "%d %.0f\n", n, $2 / n; else print "0 n/a"; exit }' "$file"
 }
 
@@ -80,8 +85,11 @@ for name in $SERVERS; do
   port=$((port + 1))
   start "$name" "$port"
   count "$name" "$port" -tls1_3 >/dev/null  # warm-up: first-use caches, the thread arena
-  read -r n13 ir13 < <(count "$name" "$port" -tls1_3)
-  read -r n12 ir12 < <(count "$name" "$port" -tls1_2)
+  # Not in a subshell: count() keeps its dump numbers in this shell.
+  count "$name" "$port" -tls1_3 >"$tmp/tls13"
+  count "$name" "$port" -tls1_2 >"$tmp/tls12"
+  read -r n13 ir13 <"$tmp/tls13"
+  read -r n12 ir12 <"$tmp/tls12"
   printf '| %s | %s | %s | %s | %s |\n' "$name" "$n13" "$ir13" "$n12" "$ir12"
   stop_server "$name"
 done
