@@ -241,7 +241,7 @@ TEST_F(TlsSessions, OlderTicketKeyInTheFileStillResumes) {
   EXPECT_TRUE(resumes(old_keys.get().port(1), new_keys.get().port(1), {}));
 }
 
-double metric(const running_server& s, const std::string& name) {
+double metric(running_server& s, const std::string& name) {
   return stet::test::check_prometheus_text(stet::test::plain_get(s.get().port(0), "/-/metrics")).value(name);
 }
 

@@ -179,14 +179,14 @@ class TlsTransportClose : public TlsEngine {
   void SetUp() override {
     transport_ = std::make_unique<stet::detail::tls_transport>(
         std::make_unique<stet::detail::memory_transport>(stream_), context_, io_);
-    transport_->start_read(reader_.target(), false, keep_);
+    transport_->start_read(reader_.target(), false, std::shared_ptr<void>(keep_));
     for (int round = 0; round < 10 && !reader_.done; ++round) {
       SSL_do_handshake(client_.ssl());
       if (SSL_is_init_finished(client_.ssl()) == 1) {
         const char request[] = "GET / HTTP/1.1\r\n\r\n";
         SSL_write(client_.ssl(), request, sizeof request - 1);
       }
-      stream_->feed(client_.take_output());
+      if (const std::string bytes = client_.take_output(); !bytes.empty()) stream_->feed(bytes);
       io_.poll();
       io_.restart();
       client_.give(stream_->take_output());
