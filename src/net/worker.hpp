@@ -140,7 +140,10 @@ class worker {
   connection_host& host_;
   const router& routes_;
   const server_options& options_;
-  asio::io_context io_{1};
+  // One thread runs it and only that thread touches its sockets (other threads
+  // post), so the reactor's per-descriptor locks are dropped (UNSAFE_IO);
+  // posting and registering descriptors stay locked.
+  asio::io_context io_{BOOST_ASIO_CONCURRENCY_HINT_UNSAFE_IO};
   worker_executor tasks_;  // where suspended coroutine handlers resume
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> keep_running_;
   std::thread thread_;

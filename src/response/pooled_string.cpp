@@ -28,16 +28,17 @@ buffer_pool& pool() noexcept {
 }  // namespace
 
 std::string& pooled_string::writable() {
-  if (text_.capacity() <= inline_capacity) {
-    buffer_pool& p = pool();
-    if (p.alive && !p.free.empty()) {
-      std::string keep = std::move(text_);
-      text_ = std::move(p.free.back());
-      p.free.pop_back();
-      text_.assign(keep);
-    } else {
-      text_.reserve(initial_capacity);
-    }
+  if (text_.capacity() > inline_capacity) return text_;
+  buffer_pool& p = pool();
+  if (p.alive && !p.free.empty()) {
+    // The spare takes the (inline, so short) text and trades places with it:
+    // one copy and a swap, where moving out and back in cost three moves.
+    std::string& spare = p.free.back();
+    spare.assign(text_);
+    text_.swap(spare);
+    p.free.pop_back();
+  } else {
+    text_.reserve(initial_capacity);
   }
   return text_;
 }

@@ -240,8 +240,7 @@ template <class F>
 struct handler_holder : handler_box {
   // By value: registration moves the handler in once more, and no forwarding
   // constructor can stand in for the copy or move constructor.
-  explicit handler_holder(F f)
-      : handler_box{&call, handler_arg_kinds<F>(), takes_no_route_args<F>}, fn(std::move(f)) {}
+  explicit handler_holder(F f) : handler_box{&call, handler_arg_kinds<F>(), takes_no_route_args<F>}, fn(std::move(f)) {}
 
   static response call(const handler_box& self, request& req, const capture* args) {
     const F& target = static_cast<const handler_holder&>(self).fn;
