@@ -10,6 +10,8 @@
 #              stet and httplib parse the parts and hash and write each file,
 #              nginx (no multipart parser) stores the same multipart body whole
 #              with dav PUT (curl -X PUT -F): the floor of reading the bytes.
+# stet-nodigest is stet-server with --no-upload-digest: the same body path
+# without the SHA-256, the row to compare with nginx, which does not hash.
 # Every upload directory, the inputs and nginx's body temp files are on
 # /dev/shm (SHM_DIR), so the disk does not decide. curl sends no
 # "Expect: 100-continue" (a server that ignored it would cost curl's 1 s wait).
@@ -18,7 +20,7 @@
 # /proc/PID/stat, before and after), and the server's RSS (sum of VmRSS of its
 # processes, sampled every 50 ms): at the start, the peak, at the end.
 #
-#   bench/e2e/upload.sh                          # stet (build-release), httplib, nginx
+#   bench/e2e/upload.sh                          # stet (build-release), stet-nodigest, httplib, nginx
 #   RUNS=1 RAW_MIB=64 PART_MIB=16 SERVERS="stet nginx" bench/e2e/upload.sh
 #   STET_SERVER=/path/to/stet-server bench/e2e/upload.sh
 #   REPORT=docs/benchmarks.md bench/e2e/upload.sh   # also write the table there
@@ -33,7 +35,7 @@ RUNS="${RUNS:-3}"
 RAW_MIB="${RAW_MIB:-256}"
 PART_MIB="${PART_MIB:-64}"
 PARTS="${PARTS:-4}"
-SERVERS="${SERVERS:-stet httplib nginx}"
+SERVERS="${SERVERS:-stet stet-nodigest httplib nginx}"
 BASE_PORT="${BASE_PORT:-18680}"
 CURL_MAX_S="${CURL_MAX_S:-120}"
 tmp="$(mktemp -d "${SHM_DIR:-/dev/shm}/stet-upload.XXXXXX")"
@@ -131,6 +133,10 @@ start_upload_server() {
       "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log \
         --upload-dir "$store" 2>>"$tmp/stet.log" &
       ;;
+    stet-nodigest)  # the same body path without SHA-256: the hash-neutral row against nginx
+      "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log --no-upload-digest \
+        --upload-dir "$store" 2>>"$tmp/stet.log" &
+      ;;
     httplib)
       "$httplib_bin" "$port" "$store" 2>>"$tmp/httplib.log" &
       ;;
@@ -194,7 +200,8 @@ table="$(python3 - "$results" "$(getconf CLK_TCK)" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 hz = int(sys.argv[2])
-label = {"stet": "stet", "httplib": "cpp-httplib (ContentReader)", "nginx": "nginx (dav PUT)"}
+label = {"stet": "stet", "stet-nodigest": "stet --no-upload-digest", "httplib": "cpp-httplib (ContentReader)",
+         "nginx": "nginx (dav PUT)"}
 what = {"raw": "raw PUT", "multipart": "multipart"}
 print("| upload | server | MB/s | CPU ms/MB | RSS start / peak / end (MiB) | status |")
 print("|---|---|---:|---:|---|---|")
