@@ -1,0 +1,132 @@
+#include "response/json/shortest_double.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+
+namespace stet::json::detail {
+namespace {
+
+// Every power of ten up to 1e22 is an exact double.
+constexpr std::array<double, 23> powers = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                           1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+constexpr int max_digits = 15;
+constexpr double lowest = 1e-7;  // below: 15 digits would need a scale past 1e22
+constexpr double highest = 1e15;
+
+// Digits before the decimal point of a (1e-7 <= a < 1e15), or one more: never
+// fewer. Values below 1 are scaled by 1e8 first; rounding is monotonic and
+// powers of ten are exact, so the scaled value can only round up across one.
+int integer_digits_at_least(double a) noexcept {
+  int shift = 0;
+  if (a < 1.0) {
+    a *= 1e8;
+    shift = 8;
+  }
+  int p = 1;
+  while (p < max_digits && a >= powers[static_cast<std::size_t>(p)]) ++p;
+  return p - shift;
+}
+
+struct decimal {
+  std::uint64_t digits;  // no trailing zeros
+  int exponent;          // value = digits * 10^exponent
+};
+
+decimal strip_zeros(std::uint64_t m, int e) noexcept {
+  if (m % 100000000 == 0) {
+    m /= 100000000;
+    e += 8;
+  }
+  if (m % 10000 == 0) {
+    m /= 10000;
+    e += 4;
+  }
+  if (m % 100 == 0) {
+    m /= 100;
+    e += 2;
+  }
+  if (m % 10 == 0) {
+    m /= 10;
+    e += 1;
+  }
+  return {m, e};
+}
+
+// Whether reading d back (correctly rounded, as from_chars does) gives a:
+// digits and power are exact doubles, so one IEEE multiply or divide is the
+// correctly rounded value of the decimal.
+bool reads_back(decimal d, double a) noexcept {
+  const auto m = static_cast<double>(d.digits);
+  if (d.exponent >= 0) return m * powers[static_cast<std::size_t>(d.exponent)] == a;
+  return m / powers[static_cast<std::size_t>(-d.exponent)] == a;
+}
+
+int count_digits(std::uint64_t m) noexcept {
+  int n = 1;
+  while (n < 20 && m >= static_cast<std::uint64_t>(powers[static_cast<std::size_t>(n)])) ++n;
+  return n;
+}
+
+// to_chars without a format writes whichever of fixed and scientific is
+// shorter, fixed on a tie; scientific is left to to_chars itself.
+bool fixed_is_shorter(int digits, int point) noexcept {
+  const int fixed = point >= digits ? point : point > 0 ? digits + 1 : 2 - point + digits;
+  const int exponent = point - 1 < 0 ? 1 - point : point - 1;
+  const int scientific = digits + (digits > 1 ? 1 : 0) + 2 + (exponent >= 100 ? 3 : 2);
+  return fixed <= scientific;
+}
+
+char* write_fixed(char* dst, decimal d, int digits, int point) noexcept {
+  std::array<char, 20> text;
+  std::to_chars(text.data(), text.data() + text.size(), d.digits);
+  if (point >= digits) {
+    std::memcpy(dst, text.data(), static_cast<std::size_t>(digits));
+    std::memset(dst + digits, '0', static_cast<std::size_t>(point - digits));
+    return dst + point;
+  }
+  if (point > 0) {
+    std::memcpy(dst, text.data(), static_cast<std::size_t>(point));
+    dst[point] = '.';
+    std::memcpy(dst + point + 1, text.data() + point, static_cast<std::size_t>(digits - point));
+    return dst + digits + 1;
+  }
+  dst[0] = '0';
+  dst[1] = '.';
+  std::memset(dst + 2, '0', static_cast<std::size_t>(-point));
+  std::memcpy(dst + 2 - point, text.data(), static_cast<std::size_t>(digits));
+  return dst + 2 - point + digits;
+}
+
+}  // namespace
+
+// If a has a representation of at most 15 significant digits, rounding it at
+// 15 digits (scale 10^k) finds that representation: a is within half an ulp
+// (< 0.12 units at that scale) of it, the scaled product is off by less than
+// 0.07, so the nearest integer is it, followed by zeros. Two such
+// representations cannot both be that close, so the shortest is unique and is
+// what to_chars picks. If the rounded digits do not read back, no
+// representation of 15 digits or fewer exists and to_chars does the work.
+char* write_shortest_fast(char* dst, double x) noexcept {
+  const double a = x < 0 ? -x : x;
+  if (!(a >= lowest && a < highest)) return nullptr;
+  const int scale = max_digits - integer_digits_at_least(a);
+  const double scaled = a * powers[static_cast<std::size_t>(scale)];
+  const auto rounded = static_cast<std::uint64_t>(scaled + 0.5);
+  const decimal d = strip_zeros(rounded, -scale);
+  if (!reads_back(d, a)) return nullptr;
+  const int digits = count_digits(d.digits);
+  const int point = digits + d.exponent;  // digits before the decimal point (<= 0: a leading "0.")
+  if (!fixed_is_shorter(digits, point)) return nullptr;
+  if (x < 0) *dst++ = '-';
+  return write_fixed(dst, d, digits, point);
+}
+
+char* write_shortest(char* dst, double x) noexcept {
+  if (char* end = write_shortest_fast(dst, x)) return end;
+  return std::to_chars(dst, dst + shortest_double_room, x).ptr;
+}
+
+}  // namespace stet::json::detail
