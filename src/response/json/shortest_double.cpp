@@ -1,9 +1,9 @@
 #include "response/json/shortest_double.hpp"
 
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 
 namespace stet::json::detail {
 namespace {
@@ -16,17 +16,30 @@ constexpr int max_digits = 15;
 constexpr double lowest = 1e-7;  // below: 15 digits would need a scale past 1e22
 constexpr double highest = 1e15;
 
+constexpr std::array<std::uint64_t, 20> integer_powers = [] {
+  std::array<std::uint64_t, 20> p{};
+  std::uint64_t v = 1;
+  for (std::uint64_t& x : p) {
+    x = v;
+    v *= 10;
+  }
+  return p;
+}();
+
 // Digits before the decimal point of a (1e-7 <= a < 1e15), or one more: never
 // fewer. Values below 1 are scaled by 1e8 first; rounding is monotonic and
 // powers of ten are exact, so the scaled value can only round up across one.
+// The binary exponent gives the count to within one (1233 / 4096 < log10 2),
+// and one exact comparison settles it.
 int integer_digits_at_least(double a) noexcept {
   int shift = 0;
   if (a < 1.0) {
     a *= 1e8;
     shift = 8;
   }
-  int p = 1;
-  while (p < max_digits && a >= powers[static_cast<std::size_t>(p)]) ++p;
+  const auto biased = static_cast<int>(std::bit_cast<std::uint64_t>(a) >> 52);  // a is positive and normal
+  const int estimate = ((biased - 1023) * 1233 >> 12) + 1;                      // digits, or one too few
+  const int p = estimate + (a >= powers[static_cast<std::size_t>(estimate)] ? 1 : 0);
   return p - shift;
 }
 
@@ -64,10 +77,10 @@ bool reads_back(decimal d, double a) noexcept {
   return m / powers[static_cast<std::size_t>(-d.exponent)] == a;
 }
 
+// Decimal digits of m (0 < m < 10^16), from its bit length as above.
 int count_digits(std::uint64_t m) noexcept {
-  int n = 1;
-  while (n < 20 && m >= static_cast<std::uint64_t>(powers[static_cast<std::size_t>(n)])) ++n;
-  return n;
+  const int estimate = (64 - std::countl_zero(m)) * 1233 >> 12;  // digits, or one too few
+  return estimate + (m >= integer_powers[static_cast<std::size_t>(estimate)] ? 1 : 0);
 }
 
 // to_chars without a format writes whichever of fixed and scientific is
@@ -79,25 +92,23 @@ bool fixed_is_shorter(int digits, int point) noexcept {
   return fixed <= scientific;
 }
 
+// The digits go straight to their place; a decimal point inside them moves the
+// fraction's few bytes up by one.
 char* write_fixed(char* dst, decimal d, int digits, int point) noexcept {
-  std::array<char, 20> text;
-  std::to_chars(text.data(), text.data() + text.size(), d.digits);
+  if (point <= 0) {
+    dst[0] = '0';
+    dst[1] = '.';
+    for (int i = 0; i < -point; ++i) dst[2 + i] = '0';
+    return std::to_chars(dst + 2 - point, dst + shortest_double_room, d.digits).ptr;
+  }
+  char* const end = std::to_chars(dst, dst + shortest_double_room, d.digits).ptr;
   if (point >= digits) {
-    std::memcpy(dst, text.data(), static_cast<std::size_t>(digits));
-    std::memset(dst + digits, '0', static_cast<std::size_t>(point - digits));
+    for (int i = 0; i < point - digits; ++i) end[i] = '0';
     return dst + point;
   }
-  if (point > 0) {
-    std::memcpy(dst, text.data(), static_cast<std::size_t>(point));
-    dst[point] = '.';
-    std::memcpy(dst + point + 1, text.data() + point, static_cast<std::size_t>(digits - point));
-    return dst + digits + 1;
-  }
-  dst[0] = '0';
-  dst[1] = '.';
-  std::memset(dst + 2, '0', static_cast<std::size_t>(-point));
-  std::memcpy(dst + 2 - point, text.data(), static_cast<std::size_t>(digits));
-  return dst + 2 - point + digits;
+  for (char* p = end; p != dst + point; --p) *p = p[-1];
+  dst[point] = '.';
+  return end + 1;
 }
 
 }  // namespace
