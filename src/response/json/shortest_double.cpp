@@ -111,7 +111,31 @@ char* write_fixed(char* dst, decimal d, int digits, int point) noexcept {
   return end + 1;
 }
 
-}  // namespace
+// Most doubles in documents have a few decimals (prices, ratios): scales
+// 10^0 to 10^3 are tried first, each with one multiply and, only when the
+// scaled value is near an integer, one divide. The first scale whose nearest
+// integer reads back is the fewest fraction digits, so (the magnitude being
+// fixed) the fewest significant digits: what to_chars writes. The nearest
+// integer is the only candidate, since a is within a tiny fraction of a unit
+// of any decimal that reads back as a at these scales: a < 1e11 < 2^37 is
+// within 2^-17 of it, 0.008 units at scale 10^3, and the product is off by at
+// most 2^-7, so a scaled value further than 1/32 from an integer is no
+// candidate and costs no divide. At scale 10^0 the integer may end in zeros
+// (1200.0), which the digit count leaves out.
+bool few_decimals(double a, decimal& d) noexcept {
+  constexpr int max_scale = 3;
+  constexpr double near = 1.0 / 32;
+  if (a >= 1e11) return false;
+  for (int k = 0; k <= max_scale; ++k) {
+    const double scaled = a * powers[static_cast<std::size_t>(k)];
+    const auto m = static_cast<std::uint64_t>(scaled + 0.5);
+    const double off = scaled - static_cast<double>(m);
+    if (m == 0 || off > near || off < -near) continue;
+    d = k == 0 ? strip_zeros(m, 0) : decimal{m, -k};
+    if (reads_back(d, a)) return true;
+  }
+  return false;
+}
 
 // If a has a representation of at most 15 significant digits, rounding it at
 // 15 digits (scale 10^k) finds that representation: a is within half an ulp
@@ -120,14 +144,21 @@ char* write_fixed(char* dst, decimal d, int digits, int point) noexcept {
 // representations cannot both be that close, so the shortest is unique and is
 // what to_chars picks. If the rounded digits do not read back, no
 // representation of 15 digits or fewer exists and to_chars does the work.
-char* write_shortest_fast(char* dst, double x) noexcept {
-  const double a = x < 0 ? -x : x;
-  if (!(a >= lowest && a < highest)) return nullptr;
+bool fifteen_digits(double a, decimal& d) noexcept {
   const int scale = max_digits - integer_digits_at_least(a);
   const double scaled = a * powers[static_cast<std::size_t>(scale)];
   const auto rounded = static_cast<std::uint64_t>(scaled + 0.5);
-  const decimal d = strip_zeros(rounded, -scale);
-  if (!reads_back(d, a)) return nullptr;
+  d = strip_zeros(rounded, -scale);
+  return reads_back(d, a);
+}
+
+}  // namespace
+
+char* write_shortest_fast(char* dst, double x) noexcept {
+  const double a = x < 0 ? -x : x;
+  if (!(a >= lowest && a < highest)) return nullptr;
+  decimal d{};
+  if (!few_decimals(a, d) && !fifteen_digits(a, d)) return nullptr;
   const int digits = count_digits(d.digits);
   const int point = digits + d.exponent;  // digits before the decimal point (<= 0: a leading "0.")
   if (!fixed_is_shorter(digits, point)) return nullptr;
