@@ -59,25 +59,6 @@ int utf8_sequence(const byte* p, const byte* end) noexcept {
 
 constexpr std::string_view replacement = "\xEF\xBF\xBD";  // U+FFFD
 
-template <typename Word>
-constexpr Word broadcast(byte b) noexcept {
-  return static_cast<Word>(0x0101010101010101ULL) * b;
-}
-
-// Eight (or four) bytes at once: a high bit set in each byte that is below 0x20,
-// '"', '\\' or above 0x7F. These are the classic has-zero-byte tests: a borrow can
-// only flag bytes above a truly flagged one, so the lowest flag is exact.
-template <typename Word = std::uint64_t>
-Word special_bytes(const byte* p) noexcept {
-  Word w;
-  std::memcpy(&w, p, sizeof w);
-  const Word quote = w ^ broadcast<Word>('"');
-  const Word backslash = w ^ broadcast<Word>('\\');
-  const Word flagged = ((w - broadcast<Word>(0x20)) & ~w) | ((quote - broadcast<Word>(1)) & ~quote) |
-                       ((backslash - broadcast<Word>(1)) & ~backslash) | w;
-  return flagged & broadcast<Word>(0x80);
-}
-
 // Bytes of plain input from p, using the word test where byte order allows.
 std::size_t plain_prefix(const byte* p, const byte* end) noexcept {
   const byte* q = p;

@@ -181,7 +181,8 @@ void writer::quoted(slot where, std::string_view text, bool is_key) {
     char* p = reserve(detail::escape_bound(text.size()) + 4);
     if (where == slot::next) *p++ = ',';
     *p++ = '"';
-    p = detail::escape_to(p, text);
+    char* const copied = detail::copy_if_short_and_plain(p, text);
+    p = copied != nullptr ? copied : detail::escape_to(p, text);
     *p++ = '"';
     if (is_key) *p++ = ':';
     commit(p);
