@@ -152,13 +152,54 @@ bool fifteen_digits(double a, decimal& d) noexcept {
   return reads_back(d, a);
 }
 
+// "whole.fraction" with one to three fraction digits, none of them trailing
+// zeros (a shorter scale would have read back). to_chars writes such a value
+// in fixed notation: its scientific form is never shorter (digits + 4 or more
+// characters against digits + 1, or digits + 4 at most for "0.00d").
+char* write_decimals(char* dst, std::uint64_t m, int k) noexcept {
+  static constexpr char pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  std::uint64_t fraction = 0;
+  std::uint64_t whole = 0;
+  if (k == 1) {
+    whole = m / 10;
+    fraction = m % 10;
+  } else if (k == 2) {
+    whole = m / 100;
+    fraction = m % 100;
+  } else {
+    whole = m / 1000;
+    fraction = m % 1000;
+  }
+  dst = std::to_chars(dst, dst + shortest_double_room, whole).ptr;
+  *dst++ = '.';
+  if (k == 3) {
+    *dst++ = static_cast<char>('0' + fraction / 100);
+    fraction %= 100;
+  }
+  if (k == 1) {
+    *dst++ = static_cast<char>('0' + fraction);
+    return dst;
+  }
+  dst[0] = pairs[2 * fraction];
+  dst[1] = pairs[2 * fraction + 1];
+  return dst + 2;
+}
+
 }  // namespace
 
 char* write_shortest_fast(char* dst, double x) noexcept {
   const double a = x < 0 ? -x : x;
   if (!(a >= lowest && a < highest)) return nullptr;
   decimal d{};
-  if (!few_decimals(a, d) && !fifteen_digits(a, d)) return nullptr;
+  const bool few = few_decimals(a, d);
+  if (few && d.exponent < 0) {
+    if (x < 0) *dst++ = '-';
+    return write_decimals(dst, d.digits, -d.exponent);
+  }
+  if (!few && !fifteen_digits(a, d)) return nullptr;
   const int digits = count_digits(d.digits);
   const int point = digits + d.exponent;  // digits before the decimal point (<= 0: a leading "0.")
   if (!fixed_is_shorter(digits, point)) return nullptr;
