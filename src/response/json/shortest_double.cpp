@@ -4,6 +4,7 @@
 #include <bit>
 #include <charconv>
 #include <cstdint>
+#include <initializer_list>
 
 namespace stet::json::detail {
 namespace {
@@ -48,22 +49,14 @@ struct decimal {
   int exponent;          // value = digits * 10^exponent
 };
 
+// Trailing zeros removed in steps of eight, four, two and one.
 decimal strip_zeros(std::uint64_t m, int e) noexcept {
-  if (m % 100000000 == 0) {
-    m /= 100000000;
-    e += 8;
-  }
-  if (m % 10000 == 0) {
-    m /= 10000;
-    e += 4;
-  }
-  if (m % 100 == 0) {
-    m /= 100;
-    e += 2;
-  }
-  if (m % 10 == 0) {
-    m /= 10;
-    e += 1;
+  for (const int step : {8, 4, 2, 1}) {
+    const std::uint64_t unit = integer_powers[static_cast<std::size_t>(step)];
+    if (m % unit == 0) {
+      m /= unit;
+      e += step;
+    }
   }
   return {m, e};
 }
