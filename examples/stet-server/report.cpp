@@ -55,6 +55,8 @@ void write_store(stet::json::writer& w, sequence& s, int region, int store) {
   w.end_object();
 }
 
+}  // namespace
+
 void write_report(stet::json::writer& w) {
   sequence s;
   w.begin_object();
@@ -77,8 +79,6 @@ void write_report(stet::json::writer& w) {
   w.end_array();
   w.end_object();
 }
-
-}  // namespace
 
 void add_report_routes(stet::router& routes) {
   routes.get("/report.json", [](stet::request&) { return stet::response::json(write_report); });

@@ -173,3 +173,34 @@ TEST(CompressCodec, CompressedStreamProducer) {
 }
 
 }  // namespace
+
+// The room a compressor call gets: a quarter of the worst case first, never
+// under 4 KiB, then as much again as the body has produced, so a body that
+// compresses badly still takes few calls.
+TEST(CompressCodec, CodedRoomStartsAtAQuarterOfTheBoundAndGrows) {
+  using stet::detail::coded_room;
+  EXPECT_EQ(coded_room(0, 0), 4096U);
+  EXPECT_EQ(coded_room(1000, 0), 4096U);
+  EXPECT_EQ(coded_room(64 * 1024, 0), 16 * 1024U);
+  EXPECT_EQ(coded_room(64 * 1024, 32 * 1024), 32 * 1024U);
+  EXPECT_EQ(coded_room(0, 100 * 1024), 100 * 1024U);
+}
+
+// Bodies whose coded size is past the first room (a quarter of the bound),
+// of every size around that point: the encoder asks for more and the result
+// still decodes to the input.
+TEST(CompressCodec, BodiesLargerThanTheFirstRoomRoundTrip) {
+  std::string body;
+  std::uint32_t x = 12345;
+  for (int i = 0; i < 300 * 1024; ++i) {
+    x = x * 1103515245 + 12345;
+    body.push_back(static_cast<char>(i % 3 == 0 ? 'a' + (x >> 16) % 26 : (x >> 24)));
+  }
+  for (content_coding c : all_codings) {
+    for (std::size_t size : {std::size_t{5000}, std::size_t{16 * 1024 + 7}, std::size_t{70000}, body.size()}) {
+      std::string coded;
+      ASSERT_TRUE(stet::detail::compress_body(c, encoder_params{}, std::string_view(body).substr(0, size), coded));
+      EXPECT_EQ(stet::test::reference_decode(c, coded), body.substr(0, size)) << name_of(c) << " " << size;
+    }
+  }
+}

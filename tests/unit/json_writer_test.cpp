@@ -226,6 +226,34 @@ TEST_F(JsonWriter, EscapesAtEveryOffset) {
   }
 }
 
+// Short strings end with a word-sized copy of their last bytes (or, under
+// eight bytes, two overlapping four-byte ones) when those are plain: two
+// specials at every pair of offsets, so that tail copy meets escaped,
+// multi-byte and replaced bytes before it, at each place in the word.
+TEST_F(JsonWriter, EscapesPairsAtEveryOffsetOfShortStrings) {
+  struct special {
+    std::string_view in;
+    std::string_view out;
+  };
+  const special specials[] = {{"\"", "\\\""}, {"\x01", "\\u0001"}, {"\xc3\xa9", "\xc3\xa9"}, {"\xff", "\xef\xbf\xbd"}};
+  for (std::size_t length = 0; length <= 20; ++length) {
+    for (std::size_t first = 0; first <= length; ++first) {
+      for (std::size_t second = first; second <= length; ++second) {
+        for (const special& a : specials) {
+          for (const special& b : specials) {
+            const std::string in = std::string(first, 'a') + std::string(a.in) + std::string(second - first, 'b') +
+                                   std::string(b.in) + std::string(length - second, 'c');
+            const std::string out = std::string(first, 'a') + std::string(a.out) + std::string(second - first, 'b') +
+                                    std::string(b.out) + std::string(length - second, 'c');
+            ASSERT_EQ(to_json(in), '"' + out + '"') << length << " " << first << " " << second;
+            ASSERT_EQ(escaped(in), out) << length << " " << first << " " << second;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_F(JsonWriter, ValidUtf8IsCopiedUnchanged) {
   const std::string_view samples[] = {
       "\xc2\x80",          // U+0080, smallest two-byte

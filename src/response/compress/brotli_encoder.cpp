@@ -131,7 +131,7 @@ class brotli_encoder final : public encoder {
     std::size_t produced = 0;
     for (;;) {
       const std::size_t n =
-          room_for(flush == flush_kind::finish ? BrotliEncoderMaxCompressedSize(available_in) : 0, produced);
+          coded_room(flush == flush_kind::finish ? BrotliEncoderMaxCompressedSize(available_in) : 0, produced);
       std::size_t available_out = n;
       auto* next_out = reinterpret_cast<std::uint8_t*>(room.open(n));
       const BROTLI_BOOL ok =

@@ -82,4 +82,17 @@ constexpr std::size_t room_for(std::size_t bound, std::size_t produced_so_far) n
   return want > floor ? want : floor;
 }
 
+/// Room to open for one more compressor call: a quarter of the worst case
+/// `bound` (text, what is compressed, shrinks to a quarter or less), at least
+/// 4 KiB, and as much again as was produced so far when the body compresses
+/// less well. The string's new bytes are zero-filled when opened, so opening
+/// the whole worst case (as room_for() would) costs a pass over memory four
+/// times the size of the output; a body that needs more takes another call.
+constexpr std::size_t coded_room(std::size_t bound, std::size_t produced_so_far) noexcept {
+  constexpr std::size_t floor = 4096;
+  const std::size_t quarter = bound / 4;
+  const std::size_t want = quarter > produced_so_far ? quarter : produced_so_far;
+  return want > floor ? want : floor;
+}
+
 }  // namespace stet::detail

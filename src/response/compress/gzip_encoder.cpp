@@ -45,7 +45,7 @@ class gzip_encoder final : public encoder {
     output_room room(out);
     std::size_t produced = 0;
     for (;;) {
-      const std::size_t n = room_for(deflateBound(&z_, z_.avail_in), produced);
+      const std::size_t n = coded_room(deflateBound(&z_, z_.avail_in), produced);
       z_.next_out = reinterpret_cast<Bytef*>(room.open(n));
       z_.avail_out = static_cast<uInt>(n);
       const int rc = deflate(&z_, mode);

@@ -43,7 +43,8 @@ class zstd_encoder final : public encoder {
     output_room room(out);
     std::size_t produced = 0;
     for (;;) {
-      const std::size_t n = room_for(flush == flush_kind::finish ? ZSTD_compressBound(in.size - in.pos) : 0, produced);
+      const std::size_t n =
+          coded_room(flush == flush_kind::finish ? ZSTD_compressBound(in.size - in.pos) : 0, produced);
       ZSTD_outBuffer o{room.open(n), n, 0};
       const std::size_t left = ZSTD_compressStream2(context_, &o, &in, directive);
       room.close(o.pos);

@@ -59,21 +59,6 @@ int utf8_sequence(const byte* p, const byte* end) noexcept {
 
 constexpr std::string_view replacement = "\xEF\xBF\xBD";  // U+FFFD
 
-constexpr std::uint64_t broadcast(byte b) noexcept { return 0x0101010101010101ULL * b; }
-
-// Eight bytes at once: a high bit set in each byte that is below 0x20, '"', '\' or
-// above 0x7F. These are the classic has-zero-byte tests: a borrow can only flag
-// bytes above a truly flagged one, so the lowest flag is exact.
-std::uint64_t special_bytes(const byte* p) noexcept {
-  std::uint64_t w;
-  std::memcpy(&w, p, sizeof w);
-  const std::uint64_t quote = w ^ broadcast('"');
-  const std::uint64_t backslash = w ^ broadcast('\\');
-  const std::uint64_t flagged =
-      ((w - broadcast(0x20)) & ~w) | ((quote - broadcast(1)) & ~quote) | ((backslash - broadcast(1)) & ~backslash) | w;
-  return flagged & broadcast(0x80);
-}
-
 // Bytes of plain input from p, using the word test where byte order allows.
 std::size_t plain_prefix(const byte* p, const byte* end) noexcept {
   const byte* q = p;
@@ -111,11 +96,33 @@ char* write_escape(char* dst, byte c) noexcept {
   return dst + 2;
 }
 
+// The last bytes of a text, when fewer than a word remain, without a byte loop:
+// if the text's last eight (or, for a text of four to seven bytes, its first and
+// last four) bytes are all plain, they are copied as words and the text is done.
+// Plain bytes before p in that word were copied one for one, so they are the
+// bytes just before dst and rewriting them changes nothing. Null: do it bytewise.
+char* plain_tail(char* dst, const byte* begin, const byte* p, const byte* end) noexcept {
+  const auto rest = end - p;
+  if (end - begin >= 8) {
+    if (special_bytes(end - 8) != 0) return nullptr;
+    std::memcpy(dst + rest - 8, end - 8, 8);
+    return dst + rest;
+  }
+  if (p != begin || rest < 4 || special_bytes<std::uint32_t>(p) != 0 || special_bytes<std::uint32_t>(end - 4) != 0) {
+    return nullptr;
+  }
+  std::memcpy(dst, p, 4);
+  std::memcpy(dst + rest - 4, end - 4, 4);
+  return dst + rest;
+}
+
 }  // namespace
 
 char* escape_to(char* dst, std::string_view text) noexcept {
   const byte* p = reinterpret_cast<const byte*>(text.data());
+  const byte* const begin = p;
   const byte* const end = p + text.size();
+  bool tail_tried = false;
   while (p != end) {
     // Copy whole words and keep only their plain prefix: the room escape_bound()
     // promises makes the extra bytes harmless, and they are overwritten next.
@@ -127,6 +134,9 @@ char* escape_to(char* dst, std::string_view text) noexcept {
         p += plain;
         dst += plain;
         if (plain == 8) continue;
+      } else if (!tail_tried) {
+        tail_tried = true;
+        if (char* done = plain_tail(dst, begin, p, end)) return done;
       }
     }
     const byte c = *p;

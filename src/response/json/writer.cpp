@@ -1,10 +1,12 @@
 #include <stet/json.hpp>
 
 #include "response/json/escape.hpp"
+#include "response/json/shortest_double.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <concepts>
 #include <cstring>
 
 namespace stet::json {
@@ -14,6 +16,7 @@ using namespace std::string_view_literals;
 
 // Longest shortest-form double: "-2.2250738585072014e-308" (24), and ".0" may follow.
 constexpr std::size_t max_floating_chars = 32;
+static_assert(detail::shortest_double_room <= max_floating_chars);
 constexpr std::size_t max_integer_chars = 20;  // "-9223372036854775808", "18446744073709551615"
 
 // Shortest round-trip digits, but never integer-looking: readers would turn 1.0
@@ -27,7 +30,12 @@ char* write_floating(char* dst, F x) noexcept {
     return dst + 4;
   }
   constexpr std::ptrdiff_t max_fixed_digits = 16;
-  char* const end = std::to_chars(dst, dst + max_floating_chars, x).ptr;
+  char* end = nullptr;
+  if constexpr (std::same_as<F, double>) {
+    end = detail::write_shortest(dst, x);
+  } else {
+    end = std::to_chars(dst, dst + max_floating_chars, x).ptr;
+  }
   for (const char* p = dst; p != end; ++p) {
     if (*p == '.' || *p == 'e') return end;
   }
@@ -173,7 +181,8 @@ void writer::quoted(slot where, std::string_view text, bool is_key) {
     char* p = reserve(detail::escape_bound(text.size()) + 4);
     if (where == slot::next) *p++ = ',';
     *p++ = '"';
-    p = detail::escape_to(p, text);
+    char* const copied = detail::copy_if_short_and_plain(p, text);
+    p = copied != nullptr ? copied : detail::escape_to(p, text);
     *p++ = '"';
     if (is_key) *p++ = ':';
     commit(p);
