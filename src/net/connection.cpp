@@ -79,6 +79,8 @@ void connection::drain() {
 
 void connection::close() noexcept {
   if (phase_ == phase::closed) return;
+  // A paused sink's wake-up may hold the last reference (abort_stream() lets it go).
+  const std::shared_ptr<connection> alive = shared_from_this();
   phase_ = phase::closed;
   worker::disarm(deadline_);
   abort_stream(std::make_error_code(std::errc::connection_aborted));
@@ -109,7 +111,9 @@ void connection::close() noexcept {
 void connection::on_timeout(timeout_kind kind) {
   if (phase_ == phase::closed) return;
   if (kind == timeout_kind::handler && body_paused_) {
-    // A sink that paused and never resumed: the answer will not come.
+    // A sink that paused and never resumed: the answer will not come. Its
+    // wake-up, which abort_stream() lets go, may hold the last reference.
+    const std::shared_ptr<connection> alive = shared_from_this();
     abort_stream(std::make_error_code(std::errc::timed_out));
     response late = error_page(status::service_unavailable, x_->request);
     answer(std::move(late.close_connection()), x_->request);
@@ -313,6 +317,10 @@ void connection::on_message_complete() {
     record_phase(stet::phase::parse, message_start_time_, handler_start_, &x.request);
   }
   response r = router_access::start(owner_.routes(), x.request);
+  if (pending_response* p = response_access::pending(r); p != nullptr && p->body) {
+    feed_whole_body(response_access::take_pending(r));
+    return;
+  }
   if (response_access::pending(r) != nullptr) {
     pending_ = response_access::take_pending(r);  // process() waits for it once earlier answers are out
     return;

@@ -413,6 +413,42 @@ TEST_F(StreamedBody, ASlowDripIsCutByTheMinimumRate) {
   EXPECT_NE(rest.find("HTTP/1.1 408"), std::string::npos) << rest;
 }
 
+TEST_F(StreamedBody, ABodilessRequestReachesTheSinksEnd) {
+  raw_client c(server_.port());
+  const auto r = c.request("PUT", "/count", {}, "");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "0");
+  const std::lock_guard lock(log_.mutex);
+  EXPECT_EQ(log_.ended, 1);
+}
+
+// A sink that pauses and never resumes: handler_timeout answers 503 and
+// aborts it (the sink's wake-up held the connection's last reference).
+TEST(StreamedBodyTimeout, APausedSinkPastHandlerTimeoutIs503) {
+  sink_log log;
+  std::atomic<counting_sink*> paused{nullptr};
+  stet::router r;
+  stet::route_options streamed;
+  streamed.stream_body = true;
+  r.put("/paced", streamed,
+        [&](stet::request&) { return stet::read_body(std::make_unique<counting_sink>(log, &paused)); });
+  stet::server_options o = test_options();
+  o.handler_timeout = 100ms;
+  running_server s(std::move(r), o);
+  raw_client c(s.port());
+  ASSERT_TRUE(c.send(head("PUT", "/paced", content_length(1000)) + "a piece"));
+  const auto answer = c.read_response();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 503);
+  EXPECT_TRUE(c.wait_closed(3s));
+  ASSERT_TRUE(log.wait([](sink_log& l) { return l.aborted == 1; }));
+  EXPECT_EQ(log.abort_reason, std::make_error_code(std::errc::timed_out));
+  raw_client fresh(s.port());
+  ASSERT_TRUE(fresh.send(head("PUT", "/paced", content_length(3)) + "abc"));
+  ASSERT_TRUE(log.wait([](sink_log& l) { return l.pieces == 2; }));
+}
+
 std::uint64_t resident_bytes() {
   std::ifstream status("/proc/self/status");
   std::string line;
