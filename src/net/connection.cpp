@@ -115,6 +115,7 @@ void connection::on_timeout(timeout_kind kind) {
     // wake-up, which abort_stream() lets go, may hold the last reference.
     const std::shared_ptr<connection> alive = shared_from_this();
     abort_stream(std::make_error_code(std::errc::timed_out));
+    take_exchange();
     response late = error_page(status::service_unavailable, x_->request);
     answer(std::move(late.close_connection()), x_->request);
     flush();
@@ -243,7 +244,7 @@ void connection::process() {
     on_message_complete();
     if (close_after_write_ || x.stream.is_stream() || pending_ || upgrade_) break;
   }
-  if (!x.output.empty()) {
+  if (!x_->output.empty()) {  // x_, not x: an aborted body may have lent x to its handler
     flush();
   } else if (close_after_write_) {
     close();

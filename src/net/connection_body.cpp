@@ -137,6 +137,7 @@ std::optional<body_flow> connection::offer_piece(std::string_view piece) {
   } catch (const std::exception& e) {
     owner_.report_error("body sink", {}, e.what());
     abort_stream(std::make_error_code(std::errc::operation_canceled));
+    take_exchange();
     response failed = error_page(status::internal_server_error, x_->request);
     answer(std::move(failed.close_connection()), x_->request);
     return std::nullopt;
@@ -200,6 +201,13 @@ void connection::abort_stream(std::error_code why) noexcept {
   body_sink_access::detach(*state->body);
   body_paused_ = false;
   state->body->on_abort(why);
+  // A coroutine cancelled while an offloaded function runs goes when it
+  // returns, and its frame may read the request until then: the exchange
+  // holding it is lent to its answer slot; what follows takes a fresh one.
+  if (!lent_ && state->handler_slot && state->handler_slot->holds_request()) {
+    lent_ = std::move(x_);
+    state->handler_slot->keep_until_settled(shared_from_this());
+  }
 }
 
 void connection::on_body_resumed() {

@@ -85,6 +85,7 @@ void coro_body::wake_reader() noexcept { resume_or_destroy(*root_, std::exchange
 response stream_into_task(const std::shared_ptr<pending_response>& answer) {
   std::shared_ptr<pending_response> state = std::allocate_shared<pending_response>(frame_allocator<pending_response>{});
   state->body = std::move(answer->body);
+  state->handler_slot = answer;
   static_cast<coro_body&>(*state->body).adopt(answer);
   return response_access::make_pending(std::move(state));
 }

@@ -96,18 +96,33 @@ struct observed {
 };
 
 // Lives in a handler's frame: its destructor reads the request, which must
-// still be there whenever the frame goes (finished or cancelled).
+// still be there, unchanged, whenever the frame goes (finished or cancelled).
+// (A released request's exchange is reused by the next request on its worker.)
 struct frame_guard {
-  request& req;
-  observed& seen;
+  frame_guard(request& r, observed& s) : req(r), seen(s), path(r.path()) {}
+  frame_guard(const frame_guard&) = delete;
+  frame_guard& operator=(const frame_guard&) = delete;
   ~frame_guard() {
-    if (req.path().empty()) {
+    if (req.path() != path) {
       seen.guards_without_request.fetch_add(1);
     } else {
       seen.guards_destroyed.fetch_add(1);
     }
   }
+  request& req;
+  observed& seen;
+  std::string path;
 };
+
+// Requests on fresh connections: any exchange given back meanwhile is reused.
+void churn(std::uint16_t port) {
+  for (int i = 0; i < 6; ++i) {
+    raw_client c(port);
+    const auto r = c.request("GET", "/plaintext");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->body, "Hello, World!");
+  }
+}
 
 response summary(std::uint64_t bytes, std::uint64_t sum) {
   return response::text(std::to_string(bytes) + " " + std::to_string(sum));
@@ -117,7 +132,7 @@ response summary(std::uint64_t bytes, std::uint64_t sum) {
 // summed, so the sum shows the piece outlived it).
 template <class Between>
 task<response> sum_body(request& req, std::shared_ptr<observed> seen, Between between) {
-  const frame_guard guard{req, *seen};
+  const frame_guard guard(req, *seen);
   auto body = co_await stet::body_stream(req);
   std::uint64_t bytes = 0;
   std::uint64_t sum = 0;
@@ -170,6 +185,16 @@ stet::router body_routes(const std::shared_ptr<observed>& seen) {
       co_await stet::offload([](const std::shared_ptr<observed>& s) { s->pool_gate.pass(); }, seen);
     });
   });
+  // Checks something on the pool before reading any of the body.
+  r.post("/vetted", streamed, [seen](request& req) -> task<response> {
+    const frame_guard guard(req, *seen);
+    auto body = co_await stet::body_stream(req);
+    co_await stet::offload([](const std::shared_ptr<observed>& s) { s->pool_gate.pass(); }, seen);
+    std::uint64_t bytes = 0;
+    while (auto piece = co_await body.next()) bytes += piece->size();
+    if (body.error()) seen->saw_error(body.error());
+    co_return response::text(std::to_string(bytes));
+  });
   r.post("/sleep-long", streamed, [seen](request& req) {
     return sum_body(req, seen, [](std::string_view) -> task<void> { co_await stet::sleep_for(60s); });
   });
@@ -180,7 +205,7 @@ stet::router body_routes(const std::shared_ptr<observed>& seen) {
   });
   // Asks for the body, then refuses after its first piece.
   r.post("/first", streamed, [seen](request& req) -> task<response> {
-    const frame_guard guard{req, *seen};
+    const frame_guard guard(req, *seen);
     auto body = co_await stet::body_stream(req);
     const auto piece = co_await body.next();
     co_return response::text("first " + std::to_string(piece ? piece->size() : 0), stet::status::payload_too_large);
@@ -481,6 +506,52 @@ TEST_F(CoroBody, HandlerTimeoutWhileHoldingAPieceIs503AndCancels) {
   ASSERT_TRUE(eventually([this] { return seen_->guards_destroyed.load() == 1; }));
   EXPECT_EQ(seen_->finished.load(), 0);
   EXPECT_EQ(seen_->errors_seen.load(), 0);
+}
+
+// The handler, cancelled while its offload runs, goes when the function
+// returns; its request stays until then (the guard reads it).
+TEST_F(CoroBody, HandlerTimeoutDuringAnOffloadBetweenPiecesKeepsTheRequestForTheFrame) {
+  stet::server_options o = options();
+  o.handler_timeout = 100ms;
+  start(o);
+  raw_client c(port());
+  ASSERT_TRUE(c.send(post_head("/gated", content_length(1000)) + "a piece"));
+  stet::test::expect_error_then_close(c, 503, 5s);
+  EXPECT_EQ(seen_->guards_destroyed.load(), 0);  // the function still runs
+  churn(port());
+  seen_->pool_gate.open();
+  ASSERT_TRUE(eventually([this] { return seen_->guards_destroyed.load() == 1; }));
+  EXPECT_EQ(seen_->guards_without_request.load(), 0);
+  EXPECT_EQ(seen_->finished.load(), 0);
+  stet::test::expect_still_serving(port());
+}
+
+TEST_F(CoroBody, AClientGoneBeforeTheFirstPieceDuringAnOffloadKeepsTheRequestForTheFrame) {
+  start();
+  {
+    raw_client c(port());
+    ASSERT_TRUE(c.send(post_head("/vetted", content_length(1000))));
+    ASSERT_TRUE(eventually([this] { return seen_->pool_gate.entered() == 1; }));
+  }
+  std::this_thread::sleep_for(20ms);  // time to notice; the frame must wait for the function anyway
+  EXPECT_EQ(seen_->guards_destroyed.load(), 0);
+  churn(port());
+  seen_->pool_gate.open();
+  ASSERT_TRUE(eventually([this] { return seen_->guards_destroyed.load() == 1; }));
+  EXPECT_EQ(seen_->guards_without_request.load(), 0);
+  EXPECT_EQ(seen_->errors_seen.load(), 0);  // cancelled, not resumed
+  stet::test::expect_still_serving(port());
+}
+
+TEST_F(CoroBody, AnOffloadBeforeTheFirstPieceHoldsTheBodyBack) {
+  start();
+  raw_client c(port());
+  ASSERT_TRUE(c.send(post_head("/vetted", content_length(5000)) + std::string(5000, 'v')));
+  ASSERT_TRUE(eventually([this] { return seen_->pool_gate.entered() == 1; }));
+  seen_->pool_gate.open();
+  const auto r = c.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "5000");
 }
 
 TEST_F(CoroBody, StopWithHandlersWaitingForOrHoldingPiecesEndsThem) {
