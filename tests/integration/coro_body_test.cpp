@@ -8,6 +8,7 @@
 // released before its frame shows (ASan, or a guard that finds it empty).
 #include <stet/stet.hpp>
 
+#include "support/alloc_counter.hpp"
 #include "support/expectations.hpp"
 #include "support/http_client.hpp"
 #include "support/test_server.hpp"
@@ -568,6 +569,34 @@ TEST_F(CoroBody, StopWithHandlersWaitingForOrHoldingPiecesEndsThem) {
   EXPECT_EQ(seen_->errors_seen.load(), 1);  // the waiting one; the sleeping one is cancelled
   EXPECT_EQ(seen_->error(), std::make_error_code(std::errc::connection_aborted));
   EXPECT_EQ(seen_->finished.load(), 0);
+}
+
+// No allocation per piece: a body eight times longer (eight times the
+// pieces) costs the process no more allocations, whether the handler takes
+// each piece at once or holds it across a sleep_for or an offload.
+TEST_F(CoroBody, AllocationsDoNotGrowWithThePieces) {
+  start();
+  const std::string small = patterned(1 << 20);
+  const std::string large = patterned(8 << 20);
+  raw_client c(port());
+  const auto allocations = [&](const char* target, const std::string& body) {
+    const std::uint64_t before = stet::test::total_allocations();
+    const auto r = c.request("POST", target, {}, body);
+    const std::uint64_t spent = stet::test::total_allocations() - before;
+    EXPECT_TRUE(r && r->body == expected(body)) << target;
+    return spent;
+  };
+  for (const char* target : {"/sum", "/sleepy", "/offload"}) {
+    for (int warm = 0; warm < 3; ++warm) (void)allocations(target, large);
+    const std::uint64_t pieces_before = seen_->pieces.load();
+    const std::uint64_t for_small = allocations(target, small);
+    const std::uint64_t for_large = allocations(target, large);
+    const std::uint64_t large_pieces = seen_->pieces.load() - pieces_before;
+    std::printf("%s: %llu allocations for 1 MiB, %llu for 8 MiB (%llu pieces in all)\n", target,
+                static_cast<unsigned long long>(for_small), static_cast<unsigned long long>(for_large),
+                static_cast<unsigned long long>(large_pieces));
+    EXPECT_LE(for_large, for_small + 2) << target;
+  }
 }
 
 TEST(CoroBodyInProcess, RouterHandleFeedsTheWholeBody) {
