@@ -122,7 +122,8 @@ class body_reader {
 /// `auto body = co_await stet::body_stream(req);` in a coroutine handler
 /// (`stet::task<stet::response>`) on a route added with
 /// route_options::stream_body: the handler reads the body piece by piece
-/// instead of returning read_body(). Await it before any other co_await
+/// instead of returning read_body() (elsewhere the body, already whole, comes
+/// as one piece). Await it before any other co_await
 /// (the connection decides how to read the body when the handler first
 /// suspends); awaiting it later, or twice, throws std::logic_error (a 500).
 /// A handler that answers without reading the whole body gets the rest

@@ -220,6 +220,7 @@ stet::router body_routes(const std::shared_ptr<observed>& seen) {
   stet::route_options small = streamed;
   small.max_body_bytes = 100'000;
   r.post("/small", small, [seen](request& req) { return sum_body(req, seen, nothing); });
+  r.post("/buffered", [seen](request& req) { return sum_body(req, seen, nothing); });
   r.get("/plaintext", [](request&) { return response::text("Hello, World!"); });
   return r;
 }
@@ -410,6 +411,18 @@ TEST_F(CoroBody, AnAnswerAfterThePieceItNeededDiscardsTheRest) {
   ASSERT_TRUE(next);
   EXPECT_EQ(next->body, "Hello, World!");
   ASSERT_TRUE(eventually([this] { return seen_->guards_destroyed.load() == 1; }));
+}
+
+TEST_F(CoroBody, OnARouteThatBuffersTheBodyComesInOnePiece) {
+  start();
+  raw_client c(port());
+  const auto r = c.request("POST", "/buffered", {}, "whole already");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, expected("whole already"));
+  EXPECT_EQ(seen_->pieces.load(), 1u);
+  const auto empty = c.request("POST", "/buffered", {}, "");
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->body, "0 0");
 }
 
 TEST_F(CoroBody, AskingForTheBodyAfterSuspendingIsA500) {
