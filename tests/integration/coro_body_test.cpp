@@ -10,17 +10,15 @@
 
 #include "support/alloc_counter.hpp"
 #include "support/expectations.hpp"
+#include "support/gate.hpp"
 #include "support/http_client.hpp"
+#include "support/stalled_send.hpp"
 #include "support/test_server.hpp"
 
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/socket.h>
-
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -43,29 +41,7 @@ std::uint64_t checksum_of(std::string_view bytes, std::uint64_t seed = 0) {
   return seed;
 }
 
-// A gate the offloaded functions wait at, opened by the test.
-class gate {
- public:
-  void open() {
-    {
-      const std::lock_guard lock(mutex_);
-      open_ = true;
-    }
-    opened_.notify_all();
-  }
-  void pass() {
-    entered_.fetch_add(1);
-    std::unique_lock lock(mutex_);
-    opened_.wait_for(lock, 10s, [this] { return open_; });
-  }
-  int entered() const { return entered_.load(); }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable opened_;
-  bool open_ = false;
-  std::atomic<int> entered_{0};
-};
+using stet::test::gate;
 
 // What the handlers tell the test.
 struct observed {
@@ -340,33 +316,13 @@ TEST_F(CoroBody, AHandlerHoldingAPieceStopsTheReading) {
   constexpr std::uint64_t total = std::uint64_t{64} << 20;
   raw_client c(port());
   ASSERT_TRUE(c.send(post_head("/held", content_length(total))));
-  ASSERT_EQ(::fcntl(c.fd(), F_SETFL, ::fcntl(c.fd(), F_GETFL) | O_NONBLOCK), 0);
-  const std::string block(64 * 1024, 'h');
-  std::uint64_t sent = 0;
-  for (int idle = 0; idle < 20 && sent < total;) {
-    const ssize_t n = ::send(c.fd(), block.data(), std::min<std::uint64_t>(block.size(), total - sent), MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<std::uint64_t>(n);
-      idle = 0;
-      continue;
-    }
-    ++idle;
-    std::this_thread::sleep_for(20ms);
-  }
+  const std::uint64_t sent = stet::test::send_until_stalled(c, total);
   EXPECT_LT(sent, total / 4) << "the server kept reading while the handler held a piece";
   EXPECT_EQ(seen_->pieces.load(), 1u);
   EXPECT_EQ(seen_->waiting_promises(), 1u);
   std::atomic<bool> done{false};
   std::thread release = releaser(done);
-  while (sent < total) {
-    const ssize_t n = ::send(c.fd(), block.data(), std::min<std::uint64_t>(block.size(), total - sent), MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<std::uint64_t>(n);
-    } else {
-      std::this_thread::sleep_for(1ms);
-    }
-  }
-  ASSERT_EQ(::fcntl(c.fd(), F_SETFL, ::fcntl(c.fd(), F_GETFL) & ~O_NONBLOCK), 0);
+  stet::test::send_rest(c, sent, total);
   const auto r = c.read_response(false, 120s);
   done = true;
   release.join();

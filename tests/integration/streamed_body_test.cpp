@@ -4,6 +4,7 @@
 // a large upload in constant memory.
 
 #include "support/http_client.hpp"
+#include "support/stalled_send.hpp"
 #include "support/test_server.hpp"
 
 #include <stet/body.hpp>
@@ -13,8 +14,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -330,20 +329,7 @@ TEST_F(StreamedBody, APausedSinkStopsTheReading) {
   constexpr std::uint64_t total = std::uint64_t{256} << 20;
   raw_client c(server_.port());
   ASSERT_TRUE(c.send(head("PUT", "/paced", content_length(total))));
-  ASSERT_EQ(::fcntl(c.fd(), F_SETFL, ::fcntl(c.fd(), F_GETFL) | O_NONBLOCK), 0);
-  const std::string block(64 * 1024, 'r');
-  std::uint64_t sent = 0;
-  // Send until the kernel takes nothing for a while: the server is not reading.
-  for (int idle = 0; idle < 20 && sent < total;) {
-    const ssize_t n = ::send(c.fd(), block.data(), std::min<std::uint64_t>(block.size(), total - sent), MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<std::uint64_t>(n);
-      idle = 0;
-      continue;
-    }
-    ++idle;
-    std::this_thread::sleep_for(20ms);
-  }
+  std::uint64_t sent = send_until_stalled(c, total);
   EXPECT_LT(sent, total / 4) << "the server kept reading while its sink was paused";
   {
     const std::lock_guard lock(log_.mutex);
@@ -360,14 +346,7 @@ TEST_F(StreamedBody, APausedSinkStopsTheReading) {
       std::this_thread::yield();
     }
   });
-  while (sent < total) {
-    const ssize_t n = ::send(c.fd(), block.data(), std::min<std::uint64_t>(block.size(), total - sent), MSG_NOSIGNAL);
-    if (n > 0)
-      sent += static_cast<std::uint64_t>(n);
-    else
-      std::this_thread::sleep_for(1ms);
-  }
-  ASSERT_EQ(::fcntl(c.fd(), F_SETFL, ::fcntl(c.fd(), F_GETFL) & ~O_NONBLOCK), 0);
+  send_rest(c, sent, total);
   const auto r = c.read_response(false, 60s);
   resumer.join();
   ASSERT_TRUE(r);
