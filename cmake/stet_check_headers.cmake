@@ -24,3 +24,10 @@ add_library(checkheaders OBJECT ${stet_check_headers_sources})
 target_include_directories(checkheaders PRIVATE ${PROJECT_SOURCE_DIR}/include ${STET_GENERATED_INCLUDE_DIR})
 target_compile_features(checkheaders PRIVATE cxx_std_20)
 target_link_libraries(checkheaders PRIVATE stet_warnings)
+# Only whether each header compiles matters, not the code: no optimiser, no debug info.
+target_compile_options(checkheaders PRIVATE -O0 -g0)
+
+# Every option struct takes designated initializers without a warning (see the file).
+set(stet_designated_check ${PROJECT_SOURCE_DIR}/tests/build_checks/designated_initializers.cpp)
+target_sources(checkheaders PRIVATE ${stet_designated_check})
+set_source_files_properties(${stet_designated_check} PROPERTIES COMPILE_OPTIONS "-Werror")

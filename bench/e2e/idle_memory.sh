@@ -71,7 +71,7 @@ for name in $SERVERS; do
       sed -i "s/worker_connections [0-9]*;/worker_connections $((COUNT * 2));/; s/^http {/http {\n  keepalive_timeout 600s;\n  client_header_timeout 600s;/" "$tmp/nginx/nginx.conf"
       echo "worker_rlimit_nofile $fds;" >> "$tmp/nginx/nginx.conf"
       if [ "${TLS:-0}" = 1 ]; then
-        sed -i "s|listen 127.0.0.1:$port;|listen 127.0.0.1:$port ssl;\n    ssl_certificate $tmp/tls/cert.pem;\n    ssl_certificate_key $tmp/tls/key.pem;\n    ssl_session_cache shared:SSL:10m;\n    ssl_session_tickets on;\n    ssl_protocols TLSv1.2 TLSv1.3;|" "$tmp/nginx/nginx.conf"
+        nginx_tls_listen "$tmp/nginx" "$port" "$tmp/tls/cert.pem" "$tmp/tls/key.pem"
       fi
       # shellcheck disable=SC2046
       $(nginx_command "$tmp/nginx") 2>>"$tmp/nginx/stderr.log" &

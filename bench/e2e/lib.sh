@@ -207,6 +207,14 @@ http {
 CONF
 }
 
+# Makes the server of DIR/nginx.conf (write_nginx_conf) listen on PORT with
+# TLS: certificate CERT and key KEY, a shared session cache and tickets,
+# TLS 1.2-1.3 (what the HTTPS benchmarks compare stet with).
+nginx_tls_listen() {
+  local dir="$1" port="$2" cert="$3" key="$4"
+  sed -i "s|listen 127.0.0.1:$port;|listen 127.0.0.1:$port ssl;\n    ssl_certificate $cert;\n    ssl_certificate_key $key;\n    ssl_session_cache shared:SSL:10m;\n    ssl_session_tickets on;\n    ssl_protocols TLSv1.2 TLSv1.3;|" "$dir/nginx.conf"
+}
+
 # nginx's command line for a config written by write_nginx_conf DIR.
 nginx_command() { echo nginx -p "$1/" -e "$1/error.log" -c "$1/nginx.conf"; }
 

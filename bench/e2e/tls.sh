@@ -50,7 +50,7 @@ start() {
       ;;
     nginx)
       write_nginx_conf "$tmp/nginx" "$port" on
-      sed -i "s|listen 127.0.0.1:$port;|listen 127.0.0.1:$port ssl;\n    ssl_certificate $cert;\n    ssl_certificate_key $key;\n    ssl_session_cache shared:SSL:10m;\n    ssl_session_tickets on;\n    ssl_protocols TLSv1.2 TLSv1.3;|" "$tmp/nginx/nginx.conf"
+      nginx_tls_listen "$tmp/nginx" "$port" "$cert" "$key"
       # shellcheck disable=SC2046
       taskset -c 0 $(nginx_command "$tmp/nginx") 2>>"$tmp/nginx/stderr.log" &
       server_pid[nginx]=$!

@@ -131,7 +131,8 @@ std::string usage() {
       "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
       "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
       "                   [--tls-cert FILE --tls-key FILE [--tls-port 8443] [--tls-ticket-key FILE]]\n"
-      "                   [--upload-dir DIR] [--max-upload-bytes N] [--no-compression]\n"
+      "                   [--upload-dir DIR] [--max-upload-bytes N] [--no-upload-digest]\n"
+      "                   [--no-compression]\n"
       "                   [--offload-threads N] [--offload-queue N]\n"
       "                   [--listen ADDR]... [--trusted-proxy CIDR]... [--proxy-protocol]\n"
       "                   [--help] [--version]\n"
@@ -160,6 +161,10 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     if (flag == "--version") return {std::nullopt, fmt::format("stet-server (stet) {}\n", stet::version_string), 0};
     if (flag == "--no-access-log") {
       o.access_log = false;
+      continue;
+    }
+    if (flag == "--no-upload-digest") {
+      o.upload_digest = false;
       continue;
     }
     if (flag == "--no-compression") {

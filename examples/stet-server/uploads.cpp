@@ -24,12 +24,15 @@ namespace {
 // Text parts are not stored, but get a size and a SHA-256 like the files.
 class text_digest {
  public:
-  text_digest() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr); }
+  explicit text_digest(bool hash) : ctx_(hash ? EVP_MD_CTX_new() : nullptr) {
+    if (ctx_) EVP_DigestInit_ex(ctx_.get(), EVP_sha256(), nullptr);
+  }
   void update(std::string_view bytes) {
-    EVP_DigestUpdate(ctx_.get(), bytes.data(), bytes.size());
+    if (ctx_) EVP_DigestUpdate(ctx_.get(), bytes.data(), bytes.size());
     size_ += bytes.size();
   }
   std::string hex() {
+    if (!ctx_) return {};
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned length = 0;
     EVP_DigestFinal_ex(ctx_.get(), digest, &length);
@@ -79,8 +82,8 @@ stet::upload_commit_result commit_unique(stet::upload_file& file, const std::str
 // parts go to the directory, text parts are only measured.
 class multipart_sink final : public stet::body_sink {
  public:
-  multipart_sink(std::string_view content_type, std::string directory)
-      : parser_(content_type), directory_(std::move(directory)) {}
+  multipart_sink(std::string_view content_type, const upload_config& config)
+      : parser_(content_type), directory_(config.directory), digest_(config.digest) {}
 
   stet::body_flow on_data(std::string_view piece) override {
     parser_.consume(piece, [this](const stet::multipart_event& e) { on_event(e); });
@@ -95,7 +98,9 @@ class multipart_sink final : public stet::body_sink {
       for (const part_summary& p : parts_) {
         w.begin_object().member("name", p.name).key("filename");
         p.filename ? w.string(*p.filename) : w.null();
-        w.member("size", p.size).member("sha256", p.sha256).end_object();
+        w.member("size", p.size).key("sha256");
+        digest_ ? w.string(p.sha256) : w.null();
+        w.end_object();
       }
       w.end_array().end_object();
     });
@@ -126,10 +131,10 @@ class multipart_sink final : public stet::body_sink {
     // file was chosen, so none is stored (it is listed as a field would be).
     if (p.is_file() && !p.filename->empty()) {
       parts_.back().filename = stet::sanitize_filename(*p.filename);
-      file_ = stet::upload_file(directory_);
+      file_ = stet::upload_file(directory_, {.digest = digest_});
       if (file_.error()) answer_ = upload_failure(file_.error());
     } else {
-      text_.emplace();
+      text_.emplace(digest_);
     }
   }
 
@@ -163,6 +168,7 @@ class multipart_sink final : public stet::body_sink {
 
   stet::multipart_parser parser_;
   std::string directory_;
+  bool digest_;
   stet::upload_file file_;
   std::optional<text_digest> text_;
   std::vector<part_summary> parts_;
@@ -173,10 +179,10 @@ class multipart_sink final : public stet::body_sink {
 // 201 when the name is new, 200 when it replaced a file.
 class raw_sink final : public stet::body_sink {
  public:
-  raw_sink(std::string directory, std::string name)
-      : file_(directory, {.replace = true}),
+  raw_sink(const upload_config& config, std::string name)
+      : file_(config.directory, {.replace = true, .digest = config.digest}),
         name_(std::move(name)),
-        existed_(std::filesystem::exists(std::filesystem::path(directory) / name_)) {}
+        existed_(std::filesystem::exists(std::filesystem::path(config.directory) / name_)) {}
 
   stet::body_flow on_data(std::string_view piece) override {
     return file_.write(piece) ? stet::body_flow::answer : stet::body_flow::more;
@@ -188,11 +194,9 @@ class raw_sink final : public stet::body_sink {
     if (!done) return upload_failure(done.error);
     const stet::status s = existed_ ? stet::status::ok : stet::status::created;
     return stet::response::json(s, [&](stet::json::writer& w) {
-      w.begin_object()
-          .member("name", name_)
-          .member("size", done.info.size)
-          .member("sha256", done.info.sha256_hex())
-          .end_object();
+      w.begin_object().member("name", name_).member("size", done.info.size).key("sha256");
+      done.info.sha256_hex().empty() ? w.null() : w.string(done.info.sha256_hex());
+      w.end_object();
     });
   }
 
@@ -210,21 +214,21 @@ void add_upload_routes(stet::router& routes, const upload_config& config) {
   stet::route_options streamed;
   streamed.max_body_bytes = config.max_bytes;
   streamed.stream_body = true;
-  routes.post("/upload", streamed, [dir = config.directory](stet::request& req) {
+  routes.post("/upload", streamed, [config](stet::request& req) {
     const std::string_view type = req.header("content-type").value_or("");
     const stet::multipart_boundary_result b = stet::multipart_boundary(type);
     if (b.error) {
       return failure(stet::status::unsupported_media_type,
                      "the body must be multipart/form-data with a boundary: " + b.error.message());
     }
-    return stet::read_body(std::make_unique<multipart_sink>(type, dir));
+    return stet::read_body(std::make_unique<multipart_sink>(type, config));
   });
-  routes.put("/upload/{name}", streamed, [dir = config.directory](stet::request&, std::string_view name) {
+  routes.put("/upload/{name}", streamed, [config](stet::request&, std::string_view name) {
     const std::string safe = stet::sanitize_filename(name, "");
     if (safe.empty() || safe != name) {
       return failure(stet::status::bad_request, "the name must be a plain file name (no '/', not hidden)");
     }
-    auto sink = std::make_unique<raw_sink>(dir, safe);
+    auto sink = std::make_unique<raw_sink>(config, safe);
     return stet::read_body(std::move(sink));
   });
 }

@@ -12,6 +12,7 @@ namespace stet_server {
 struct upload_config {
   std::string directory;  // exists and is writable (checked at start)
   std::uint64_t max_bytes = std::uint64_t{8} << 30;
+  bool digest = true;  // --no-upload-digest: no SHA-256, "sha256": null in the answers
 };
 
 void add_upload_routes(stet::router& routes, const upload_config& config);

@@ -18,7 +18,7 @@ enum class access_log_format {
 /// writer thread: a request never waits for a write to the log.
 struct access_log_options {
   bool enabled = false;                                  ///< write the access log at all
-  std::string path;                                      ///< file to append to; empty means standard output
+  std::string path{};                                    ///< file to append to; empty means standard output
   access_log_format format = access_log_format::common;  ///< line format
   /// Keep one request in N (1 keeps all). Decided before any formatting; 5xx
   /// answers are always kept.

@@ -73,13 +73,13 @@ enum class same_site : std::uint8_t {
 /// defaults are what a session cookie on an HTTPS-less development server needs;
 /// set `secure` in production.
 struct cookie_options {
-  std::string_view path = "/";                                   ///< Path; empty omits it
-  std::string_view domain;                                       ///< Domain; empty omits it (host-only cookie)
-  std::optional<std::chrono::seconds> max_age;                   ///< Max-Age; values <= 0 are sent as 0 (delete now)
-  std::optional<std::chrono::system_clock::time_point> expires;  ///< Expires, as an IMF-fixdate
-  bool secure = false;                                           ///< Secure
-  bool http_only = true;                                         ///< HttpOnly
-  stet::same_site same_site = stet::same_site::lax;              ///< SameSite
+  std::string_view path = "/";                                     ///< Path; empty omits it
+  std::string_view domain{};                                       ///< Domain; empty omits it (host-only cookie)
+  std::optional<std::chrono::seconds> max_age{};                   ///< Max-Age; values <= 0 are sent as 0 (delete now)
+  std::optional<std::chrono::system_clock::time_point> expires{};  ///< Expires, as an IMF-fixdate
+  bool secure = false;                                             ///< Secure
+  bool http_only = true;                                           ///< HttpOnly
+  stet::same_site same_site = stet::same_site::lax;                ///< SameSite
 };
 
 /// Whether `name` may be a cookie name (an RFC 9110 token).

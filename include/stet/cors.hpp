@@ -33,24 +33,24 @@ struct cors_options {
   /// origin instead, which lets every site read credentialed answers: list
   /// the origins instead unless that is really meant. Compared ASCII
   /// case-insensitively. Empty: no origin is allowed.
-  std::vector<std::string> origins;
+  std::vector<std::string> origins{};
   /// Methods a preflight may ask for (`Access-Control-Allow-Methods`).
   /// GET, HEAD and POST need no preflight; a browser never asks for them.
   std::vector<stet::method> methods{stet::method::get, stet::method::head, stet::method::post};
   /// Request headers a page may send beyond the CORS-safelisted ones
   /// (`Access-Control-Allow-Headers`), e.g. `"Content-Type"` for a JSON body.
   /// `{"*"}` allows any (echoed from the preflight when `credentials`).
-  std::vector<std::string> allow_headers;
+  std::vector<std::string> allow_headers{};
   /// Response headers a page may read beyond the safelisted ones
   /// (`Access-Control-Expose-Headers`). `"*"` (any) is refused with `credentials`.
-  std::vector<std::string> expose_headers;
+  std::vector<std::string> expose_headers{};
   /// Whether pages may send cookies and HTTP authentication and read the
   /// answer (`Access-Control-Allow-Credentials: true`). The allowed origin is
   /// then always echoed, never `*`.
   bool credentials = false;
   /// How long a browser may reuse a preflight's answer (`Access-Control-Max-Age`);
   /// nullopt sends none (browsers then keep it 5 s).
-  std::optional<std::chrono::seconds> max_age;
+  std::optional<std::chrono::seconds> max_age{};
 };
 
 /// Why `origin` is not a valid entry of cors_options::origins; empty when it is.
@@ -88,7 +88,7 @@ class cors {
   /// @throws std::invalid_argument naming the entry when an origin is not
   /// valid (see cors_origin_error()), a header name is not a token, a method
   /// is method::other, or `"*"` is exposed together with credentials.
-  explicit cors(cors_options options);
+  explicit cors(const cors_options& options);
 
   /// Answers a preflight; nullopt for every other request.
   std::optional<response> before(request& req) const;

@@ -60,6 +60,9 @@ class offload_base : public offload_job, public suspension {
  public:
   using stet_awaitable_tag = void;
 
+  offload_base(const offload_base&) = delete;
+  offload_base& operator=(const offload_base&) = delete;
+
   bool await_ready() const noexcept { return false; }
   template <task_promise_type P>
   bool await_suspend(std::coroutine_handle<P> waiter) noexcept {
@@ -71,8 +74,6 @@ class offload_base : public offload_job, public suspension {
   offload_base() = default;
   // Movable only before it is awaited (GCC may move a co_await operand).
   offload_base(offload_base&&) noexcept = default;
-  offload_base(const offload_base&) = delete;
-  offload_base& operator=(const offload_base&) = delete;
   ~offload_base() = default;
 
   /// Queues the job. False (resume now) when it ran inline (no pool on this

@@ -69,10 +69,10 @@ class future_state final : public future_state_base {
     publish(lock);
     return wanted;
   }
-  bool fail(std::exception_ptr e) noexcept {
+  bool fail(const std::exception_ptr& e) noexcept {
     std::unique_lock lock(mutex_);
     if (ready_) return false;
-    error_ = std::move(e);
+    error_ = e;
     const bool wanted = !future_gone_;
     publish(lock);
     return wanted;
@@ -93,6 +93,7 @@ class future_state final : public future_state_base {
 /// posted back to its executor when the value arrives.
 class future_waiter : public resumable, public suspension {
  public:
+  future_waiter& operator=(future_waiter&&) = delete;
   bool cancel() noexcept override;
   /// From the promise's thread, once the value is there: back to the
   /// waiter's executor, which resumes (or destroys) its task.
@@ -101,7 +102,6 @@ class future_waiter : public resumable, public suspension {
  protected:
   explicit future_waiter(std::shared_ptr<future_state_base> state) noexcept : state_(std::move(state)) {}
   future_waiter(future_waiter&& other) noexcept : state_(std::move(other.state_)) {}
-  future_waiter& operator=(future_waiter&&) = delete;
   ~future_waiter() {
     if (state_) state_->future_gone();
   }

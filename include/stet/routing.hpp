@@ -17,7 +17,7 @@ namespace stet {
 
 /// Per-route settings.
 struct route_options {
-  std::string_view name;  ///< name for url_for(); empty for none; unique per router (copied)
+  std::string_view name{};  ///< name for url_for(); empty for none; unique per router (copied)
   /// False: this route's answers are never compressed (as response::no_compression()),
   /// whatever server_options::compression says - for routes that reflect secrets (BREACH).
   bool compress = true;

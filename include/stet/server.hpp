@@ -47,7 +47,7 @@ class server {
  public:
   /// A server for `routes` (a handle: routes added to a copy later are served too) with `options`.
   /// Nothing is bound until start().
-  explicit server(router routes, server_options options = {});
+  explicit server(const router& routes, server_options options = {});
   ~server();  ///< stops (gracefully) and joins the workers
   server(const server&) = delete;
   server& operator=(const server&) = delete;

@@ -41,7 +41,7 @@ struct listen_options {
   /// NAME (FileDescriptorName=), each becoming one listener in this place of
   /// the list (start() fails when none was passed). Inherited sockets are
   /// shared by the workers round-robin, whatever reuse_port says.
-  std::string address;
+  std::string address{};
   /// A unix socket's file permissions. A stale socket file left by a crashed
   /// run is replaced; one another process still listens on is an error.
   unsigned unix_mode = 0660;
@@ -62,14 +62,14 @@ struct server_options {
   unsigned threads = 0;            ///< worker threads; 0 means std::thread::hardware_concurrency()
   bool reuse_port = false;  ///< one SO_REUSEPORT acceptor per worker (and TCP listener) instead of one shared acceptor
   /// Where to listen. Empty: one TCP listener on `host`:`port`.
-  std::vector<listen_options> listeners;
+  std::vector<listen_options> listeners{};
   int backlog = 1024;                ///< listen(2) backlog
   std::string server_name = "stet";  ///< value of the Server header; empty omits the header
   /// Peers whose Forwarded / X-Forwarded-For / -Proto / -Host fields are believed:
   /// IPv4 or IPv6 CIDRs ("10.0.0.0/8", "fd00::/8"), bare addresses (one host),
   /// and `unix` for unix-socket peers. Empty (the default) trusts nobody: the
   /// client is always the socket's peer. A bad entry makes start() fail.
-  std::vector<std::string> trusted_proxies;
+  std::vector<std::string> trusted_proxies{};
 
   /// Connections open at once, over all workers and listeners. At the limit a
   /// new client makes room: the connection that has waited longest without
@@ -122,22 +122,22 @@ struct server_options {
   /// The Retry-After of that 503.
   std::chrono::seconds offload_retry_after{1};
 
-  access_log_options access_log;     ///< off by default
-  compression_settings compression;  ///< response compression and coded request bodies (off by default)
+  access_log_options access_log{};     ///< off by default
+  compression_settings compression{};  ///< response compression and coded request bodies (off by default)
 
   /// Where the server counts requests, connections and phase timings; null counts nothing.
-  std::shared_ptr<stet::metrics> metrics;
+  std::shared_ptr<stet::metrics> metrics{};
   /// Told when the server is ready (start) and when it stops being (a stop
   /// began), for a readiness route; null: nobody is told (see server::ready()).
-  std::shared_ptr<stet::readiness> readiness;
+  std::shared_ptr<stet::readiness> readiness{};
   /// Receives phase spans; null (the default) costs one branch per request.
-  std::shared_ptr<stet::tracer> tracer;
+  std::shared_ptr<stet::tracer> tracer{};
   /// Adds `Server-Timing: parse;dur=..., handler;dur=...` to every response.
   bool server_timing = false;
   /// Told of every server_error, on the thread where it happened (a worker's),
   /// so it must be thread-safe and quick. Null, the default, reports nothing:
   /// the library never writes to stderr by itself.
-  std::function<void(const server_error&)> error_reporter;
+  std::function<void(const server_error&)> error_reporter{};
 };
 
 }  // namespace stet

@@ -39,7 +39,7 @@ struct verified {
 struct signer_options {
   /// When set, signatures carry their signing time and verify() refuses those
   /// older than this (verify_status::expired).
-  std::optional<std::chrono::seconds> max_age;
+  std::optional<std::chrono::seconds> max_age{};
   /// How far in the future a timestamp may lie (another server's clock) before
   /// it counts as expired.
   std::chrono::seconds clock_skew{60};

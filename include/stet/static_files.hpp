@@ -69,7 +69,7 @@ struct static_options {
   /// until it is ready) and kept with the entry under cache_budget. Static
   /// answers are never compressed by the server's own compression step, so a
   /// cache hit never compresses. Files sent with sendfile get no variant.
-  compression_settings compression;
+  compression_settings compression{};
 };
 
 /// Counters since construction; each is a sum over the cache's shards, read

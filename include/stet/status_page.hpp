@@ -39,7 +39,7 @@ struct status_page_options {
 class status_page {
  public:
   /// A page over `m` (which must not be null). @throws std::bad_alloc.
-  explicit status_page(std::shared_ptr<const metrics> m, status_page_options options = {});
+  explicit status_page(std::shared_ptr<const metrics> m, const status_page_options& options = {});
 
   /// The HTML page: 200 with an ETag and `Cache-Control: no-cache`, or 304
   /// when `req`'s If-None-Match names that ETag.

@@ -30,15 +30,15 @@ enum class client_certificates : std::uint8_t {
 /// and again at each server::reload_tls().
 struct tls_certificate {
   /// The leaf certificate first, then the intermediates (as `fullchain.pem`).
-  std::string certificate_file;
+  std::string certificate_file{};
   /// The private key of the leaf certificate (PKCS#8, traditional RSA or EC).
-  std::string key_file;
+  std::string key_file{};
   /// The passphrase of an encrypted key file; empty for a plain one.
-  std::string key_password;
+  std::string key_password{};
   /// The server names (SNI) this certificate answers for: exact names or
   /// `*.example.com` (one label). Empty: the DNS names of its
   /// subjectAltName (its subject's CN when it has none).
-  std::vector<std::string> server_names;
+  std::vector<std::string> server_names{};
 };
 
 /// OpenSSL cipher list used for TLS 1.2 unless tls_options::ciphers says
@@ -58,7 +58,7 @@ inline constexpr std::string_view default_tls13_ciphersuites =
 struct tls_options {
   /// The certificates served; the first is the default, used when a client
   /// sends no server name or one no certificate lists. At least one.
-  std::vector<tls_certificate> certificates;
+  std::vector<tls_certificate> certificates{};
   /// The lowest version accepted.
   tls_version min_version = tls_version::tls1_2;
   /// TLS 1.2 cipher list (OpenSSL syntax); the client's preference wins among them.
@@ -69,13 +69,13 @@ struct tls_options {
   stet::client_certificates client_certificates = stet::client_certificates::none;
   /// PEM file of the CAs a client certificate must chain to (needed unless
   /// `client_certificates` is none); their names are sent to clients as hints.
-  std::string client_ca_file;
+  std::string client_ca_file{};
   /// Session-ticket keys shared with other instances: a file of one or more
   /// 80-byte keys (`openssl rand 80 > ticket.key`; 16 bytes name, 32 bytes
   /// HMAC secret, 32 bytes AES key, as nginx reads them). The first key
   /// encrypts new tickets; every key decrypts. Re-read by reload_tls(). Empty:
   /// keys are generated at start and rotated every `ticket_key_rotation`.
-  std::string ticket_key_file;
+  std::string ticket_key_file{};
   /// How often generated ticket keys are replaced; a ticket sealed with the
   /// previous key still resumes (and is replaced by a new one), older ones do not.
   std::chrono::seconds ticket_key_rotation{std::chrono::hours(12)};

@@ -61,16 +61,16 @@ struct websocket_options {
   std::chrono::milliseconds close_timeout = std::chrono::seconds(5);
   /// Subprotocols spoken, in no particular order: the first one the client
   /// lists that is here is chosen (case-sensitive). Empty: none is answered.
-  std::vector<std::string> subprotocols;
+  std::vector<std::string> subprotocols{};
   /// Origins allowed ("https://example.com", case-insensitive); empty: any.
   /// A request with another Origin gets 403 (browsers always send Origin).
-  std::vector<std::string> allowed_origins;
+  std::vector<std::string> allowed_origins{};
   /// With allowed_origins: refuse requests without an Origin too.
   bool require_origin = false;
   /// permessage-deflate.
-  websocket_compression compression;
+  websocket_compression compression{};
   /// The route's name for router::url_for(); empty for none (copied).
-  std::string_view name;
+  std::string_view name{};
 };
 
 }  // namespace stet

@@ -14,11 +14,12 @@ namespace stet::detail {
 inline constexpr std::string_view base64url_alphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-inline constexpr std::array<std::int8_t, 256> base64url_values = [] {
-  std::array<std::int8_t, 256> table{};
-  table.fill(-1);
+// Each character's 6-bit value; 0xff for a character outside the alphabet.
+inline constexpr std::array<std::uint8_t, 256> base64url_values = [] {
+  std::array<std::uint8_t, 256> table{};
+  table.fill(0xff);
   for (std::size_t i = 0; i < base64url_alphabet.size(); ++i) {
-    table[static_cast<unsigned char>(base64url_alphabet[i])] = static_cast<std::int8_t>(i);
+    table[static_cast<unsigned char>(base64url_alphabet[i])] = static_cast<std::uint8_t>(i);
   }
   return table;
 }();
@@ -59,9 +60,9 @@ constexpr bool base64url_decode(std::string_view text, unsigned char* out) noexc
   std::uint32_t acc = 0;
   int bits = 0;
   for (char c : text) {
-    const int v = static_cast<int>(base64url_values[static_cast<unsigned char>(c)]);  // -1: not in the alphabet
-    if (v < 0) return false;
-    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    const std::uint32_t v = base64url_values[static_cast<unsigned char>(c)];
+    if (v > 63) return false;
+    acc = (acc << 6) | v;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;

@@ -28,7 +28,7 @@ std::string page_etag(const std::string& html) {
 
 }  // namespace
 
-status_page::status_page(std::shared_ptr<const metrics> m, status_page_options options)
+status_page::status_page(std::shared_ptr<const metrics> m, const status_page_options& options)
     : metrics_(std::move(m)),
       html_(std::make_shared<const std::string>(detail::make_status_html(options))),
       etag_(page_etag(*html_)),

@@ -42,7 +42,7 @@ response preflight(const detail::cors_policy& p, const request& req, std::string
 
 }  // namespace
 
-cors::cors(cors_options options) : policy_(std::make_shared<const detail::cors_policy>(options)) {}
+cors::cors(const cors_options& options) : policy_(std::make_shared<const detail::cors_policy>(options)) {}
 
 std::optional<response> cors::before(request& req) const {
   if (req.method() != method::options) return std::nullopt;

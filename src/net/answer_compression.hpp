@@ -1,8 +1,9 @@
 #pragma once
 // The connection's two compression steps, kept out of connection.cpp: decoding
 // a coded request body before the handler runs (opt-in), and compressing the
-// handler's answer before it is queued. Each is one call; with the feature off
-// the connection does not call them at all (a bool test on its options).
+// handler's answer before it is queued. Each is one call; with the feature off,
+// or for an answer too small to code (may_compress()), the connection does not
+// call them at all.
 
 #include <stet/compression.hpp>
 #include <stet/error.hpp>
@@ -27,7 +28,7 @@ struct answer_coding {
 
 /// Compresses `r` (the answer to `req`, still readable) as `s` says, or
 /// replaces it with a 406 page when the client refuses identity and every
-/// coding offered. Call only when s.enabled; the route's compress option has
+/// coding offered. Call only when may_compress(r, s); the route's compress option has
 /// already become r.no_compression() in dispatch.
 /// @throws std::bad_alloc when out of memory.
 answer_coding compress_answer(const compression_settings& s, const request& req, response& r);

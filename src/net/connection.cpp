@@ -8,6 +8,7 @@
 #include "net/worker.hpp"
 #include "request/request_access.hpp"
 #include "request/request_target.hpp"
+#include "response/compress/response_compression.hpp"
 #include "response/error_pages.hpp"
 #include "response/response_access.hpp"
 #include "route/params_access.hpp"
@@ -344,8 +345,8 @@ void connection::answer(response&& r, request& req) {
       r.set_header("Server-Timing", std::string_view(value, static_cast<std::size_t>(n)));
     }
   }
-  const answer_coding coded =
-      owner_.options().compression.enabled ? compress_answer(owner_.options().compression, req, r) : answer_coding{};
+  const compression_settings& compression = owner_.options().compression;
+  const answer_coding coded = may_compress(r, compression) ? compress_answer(compression, req, r) : answer_coding{};
   worker_counters::bump(owner_.counters().requests_by_status[to_int(r.status()) % 600]);
   const bool close = !keep_alive_ || draining_ || r.closes_connection();
   if (owner_.logging()) {

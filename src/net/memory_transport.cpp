@@ -76,6 +76,11 @@ void memory_stream::complete_read() {
 }
 
 std::size_t memory_stream::write(std::string_view bytes, boost::system::error_code& ec) noexcept {
+  ++write_calls;
+  if (write_error) {
+    ec = write_error;
+    return 0;
+  }
   if (closed_ || shut_down_) {
     ec = asio::error::broken_pipe;
     return 0;

@@ -43,6 +43,10 @@ class memory_stream : public std::enable_shared_from_this<memory_stream> {
   std::size_t write_limit = std::numeric_limits<std::size_t>::max();
   /// This many writes from now on take nothing (would_block) first.
   std::size_t blocked_writes = 0;
+  /// While set, every write fails with it (a reset or broken pipe).
+  boost::system::error_code write_error;
+  /// Writes tried so far, failed ones included.
+  std::size_t write_calls = 0;
 
  private:
   friend class memory_transport;

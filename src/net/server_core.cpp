@@ -14,8 +14,7 @@
 
 namespace stet::detail {
 
-server_core::server_core(router routes, server_options options)
-    : routes_(std::move(routes)), options_(std::move(options)) {
+server_core::server_core(const router& routes, server_options options) : routes_(routes), options_(std::move(options)) {
   if (options_.threads == 0) options_.threads = std::max(1u, std::thread::hardware_concurrency());
   if (options_.listeners.empty()) {
     const bool v6 = options_.host.find(':') != std::string::npos;
@@ -287,8 +286,8 @@ void server_core::wait() {
 
 namespace stet {
 
-server::server(router routes, server_options options)
-    : core_(std::make_unique<detail::server_core>(std::move(routes), std::move(options))) {}
+server::server(const router& routes, server_options options)
+    : core_(std::make_unique<detail::server_core>(routes, std::move(options))) {}
 
 server::~server() = default;
 

@@ -24,7 +24,7 @@ namespace stet::detail {
 
 class server_core final : public connection_host, public listener_host {
  public:
-  server_core(router routes, server_options options);
+  server_core(const router& routes, server_options options);
   ~server_core();
 
   start_error start();

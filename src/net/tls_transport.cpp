@@ -106,6 +106,7 @@ void tls_transport::ciphertext_read(void* self, const boost::system::error_code&
 
 void tls_transport::on_ciphertext(const boost::system::error_code& ec, std::size_t n) {
   if (ec) {
+    if (ec == asio::error::connection_reset) peer_gone_ = true;
     if (!engine_.handshake_done()) {
       handshake_failed(timed_out_                                            ? handshake_failure::timeout
                        : ec == asio::error::operation_aborted && !cancelled_ ? handshake_failure::aborted
@@ -277,7 +278,10 @@ tls_transport::flushed tls_transport::flush(boost::system::error_code& ec) noexc
       ec = {};
       return flushed::blocked;
     }
-    if (ec) return flushed::failed;
+    if (ec) {
+      peer_gone_ = true;
+      return flushed::failed;
+    }
     output_.sent(n);
   }
   output_.release();
@@ -350,11 +354,14 @@ std::size_t tls_transport::write_some(std::span<const iovec> pieces, boost::syst
   return accepted;
 }
 
-// Without kernel TLS the file is read a record at a time and encrypted here:
-// at most write_budget of it is in memory at once, never the whole file.
+// With kernel TLS the kernel reads and encrypts the file (SSL_sendfile).
+// Without it (the transport's own BIO, or a kernel without the TLS ULP) the
+// file is read a record at a time and encrypted here: at most write_budget of
+// it is in memory at once, never the whole file.
 std::size_t tls_transport::write_file(int fd, std::uint64_t offset, std::size_t length,
                                       boost::system::error_code& ec) noexcept {
   if (!ready_to_write(ec)) return 0;
+  if (engine_.kernel_sends()) return send_file_in_kernel(fd, offset, length, ec);
   try {
     engine_.set_output(&output_.sink());
   } catch (const std::bad_alloc&) {
@@ -383,6 +390,19 @@ std::size_t tls_transport::write_file(int fd, std::uint64_t offset, std::size_t 
   return total;
 }
 
+std::size_t tls_transport::send_file_in_kernel(int fd, std::uint64_t offset, std::size_t length,
+                                               boost::system::error_code& ec) noexcept {
+  bool blocked = false;
+  const std::ptrdiff_t n = engine_.send_file(fd, offset, length, blocked);
+  if (n < 0) {
+    peer_gone_ = true;
+    ec = tls_failure();
+    return 0;
+  }
+  ec = blocked ? boost::system::error_code(asio::error::would_block) : boost::system::error_code();
+  return static_cast<std::size_t>(n);
+}
+
 void tls_transport::wait_writable(const io_target& t, std::shared_ptr<void>&& keep) {
   if (!output_.pending()) {
     inner_->wait_writable(t, std::move(keep));
@@ -397,10 +417,13 @@ std::size_t tls_transport::available() noexcept {
   return inside + input_.size() + inner_->available();
 }
 
-// Sent once, as far as the socket takes it now: nothing waits for it.
+// Sent once, as far as the socket takes it now: nothing waits for it. Not to
+// a peer already gone (reset, or a write refused): sealing the alert and a
+// send that fails would be all it cost (most clients close that way).
 void tls_transport::send_close_notify() noexcept {
   if (shut_ || closed_) return;
   shut_ = true;
+  if (peer_gone_) return;
   try {
     engine_.set_output(&output_.sink());
     engine_.close_notify();

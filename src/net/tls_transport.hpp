@@ -77,6 +77,8 @@ class tls_transport final : public transport {
 
   flushed flush(boost::system::error_code& ec) noexcept;
   bool encrypt(std::span<const iovec> pieces, std::size_t& accepted) noexcept;
+  std::size_t send_file_in_kernel(int fd, std::uint64_t offset, std::size_t length,
+                                  boost::system::error_code& ec) noexcept;
   bool ready_to_write(boost::system::error_code& ec) noexcept;
   void send_close_notify() noexcept;
 
@@ -97,7 +99,8 @@ class tls_transport final : public transport {
   bool counted_ = false;  // the handshake's outcome is in the stats
   bool timed_out_ = false;
   bool cancelled_ = false;
-  bool shut_ = false;  // close_notify sent: later reads only drain the raw stream
+  bool shut_ = false;       // close_notify sent: later reads only drain the raw stream
+  bool peer_gone_ = false;  // the socket was reset or refused a write: nothing more is sent
   bool closed_ = false;
 };
 

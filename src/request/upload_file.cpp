@@ -106,8 +106,10 @@ upload_error upload_file::failure(std::string_view operation, int err, std::stri
 upload_error upload_file::open_file() {
   dir_fd_ = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd_ < 0) return failure("open", errno, {});
-  digest_ = std::make_unique<detail::sha256>();
-  if (!digest_->ok()) return failure("open", ENOMEM, {});
+  if (options_.digest) {
+    digest_ = std::make_unique<detail::sha256>();
+    if (!digest_->ok()) return failure("open", ENOMEM, {});
+  }
   if (options_.allow_tmpfile) {
     fd_ = ::openat(dir_fd_, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, options_.mode);
     if (fd_ >= 0) return {};
@@ -143,7 +145,7 @@ upload_error upload_file::write(std::string_view piece) {
       return error_;
     }
     const auto written = static_cast<std::size_t>(n);
-    if (!digest_->update(piece.substr(0, written))) {
+    if (digest_ && !digest_->update(piece.substr(0, written))) {
       error_ = failure("write", ENOMEM, temp_name_);
       return error_;
     }
@@ -193,7 +195,7 @@ upload_commit_result upload_file::commit(std::string_view final_name) {
   if (!is_single_component(final_name)) return {{}, failure("commit", EINVAL, final_name)};
   if (!final_digest_) {
     if (options_.fsync && ::fsync(fd_) != 0) return {{}, failure("fsync", errno, temp_name_)};
-    final_digest_ = digest_->finish();
+    final_digest_ = digest_ ? digest_->finish() : std::array<char, 64>{};
     if (!final_digest_) return {{}, failure("commit", ENOMEM, temp_name_)};
   }
   const std::string name(final_name);

@@ -132,8 +132,8 @@ class chain_builder {
     if (const auto it = preflight_runs_.find(layer); it != preflight_runs_.end()) return it->second;
     std::vector<const middleware_layer*> covering;
     for (const layer_node* n = layer; n != nullptr && n->parent != nullptr; n = n->parent.get()) {
-      for (auto l = n->layers.rbegin(); l != n->layers.rend(); ++l) {
-        if ((*l)->preflight) covering.push_back(l->get());
+      for (std::size_t i = n->layers.size(); i-- > 0;) {  // innermost first
+        if (n->layers[i]->preflight) covering.push_back(n->layers[i].get());
       }
     }
     std::pair<std::uint32_t, std::uint32_t> run{0, 0};

@@ -5,10 +5,13 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
+#include <pthread.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstring>
 
 namespace stet::detail {
@@ -25,6 +28,21 @@ ticket_key random_key() {
   }
   return k;
 }
+
+// Ticket IVs are drawn from OpenSSL's generator in bulk: one RAND_bytes (a
+// DRBG call and the getpid() system call of its fork check) per 32 tickets
+// rather than per ticket. A fork makes every process refill before its next
+// IV, so parent and child never seal with the same one.
+std::atomic<unsigned> fork_generation{0};
+
+void after_fork_in_child() { fork_generation.fetch_add(1, std::memory_order_relaxed); }
+
+struct iv_pool {
+  static constexpr std::size_t iv_bytes = 16;
+  std::array<unsigned char, 32 * iv_bytes> bytes{};
+  std::size_t used = bytes.size();
+  unsigned generation = 0;
+};
 
 bool usable(const ticket_key& k) {
   return std::any_of(k.aes.begin(), k.aes.end(), [](unsigned char c) { return c != 0; });
@@ -67,6 +85,21 @@ std::shared_ptr<ticket_keys> ticket_keys::from_file(const std::string& path, sta
   }
   OPENSSL_cleanse(bytes->data(), bytes->size());
   return std::shared_ptr<ticket_keys>(new ticket_keys(std::move(keys), std::chrono::seconds(0)));
+}
+
+bool ticket_keys::next_iv(unsigned char* iv) noexcept {
+  static const bool watching_forks = pthread_atfork(nullptr, nullptr, &after_fork_in_child) == 0;
+  thread_local iv_pool pool;
+  const unsigned generation = fork_generation.load(std::memory_order_relaxed);
+  if (!watching_forks) return RAND_bytes(iv, iv_pool::iv_bytes) == 1;
+  if (pool.used == pool.bytes.size() || pool.generation != generation) {
+    if (RAND_bytes(pool.bytes.data(), static_cast<int>(pool.bytes.size())) != 1) return false;
+    pool.used = 0;
+    pool.generation = generation;
+  }
+  std::memcpy(iv, pool.bytes.data() + pool.used, iv_pool::iv_bytes);
+  pool.used += iv_pool::iv_bytes;
+  return true;
 }
 
 std::size_t ticket_keys::size() {
@@ -116,7 +149,7 @@ int ticket_keys::seal_or_open(unsigned char* name, unsigned char* iv, EVP_CIPHER
         OSSL_PARAM_construct_end()};
     if (seal) {
       std::memcpy(name, key.name.data(), key.name.size());
-      if (RAND_bytes(iv, 16) == 1 && EVP_EncryptInit_ex2(cipher, aes_, key.aes.data(), iv, nullptr) == 1 &&
+      if (next_iv(iv) && EVP_EncryptInit_ex2(cipher, aes_, key.aes.data(), iv, nullptr) == 1 &&
           EVP_MAC_CTX_set_params(mac, params) == 1) {
         result = 1;
         stats.ticket(ticket_event::issued);

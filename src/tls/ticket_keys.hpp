@@ -52,6 +52,11 @@ class ticket_keys {
   /// Keys held now (tests).
   std::size_t size();
 
+  /// A fresh random 16-byte IV for a ticket (from OpenSSL's generator, drawn
+  /// a batch at a time per thread; refilled after a fork); false when no
+  /// randomness is available.
+  static bool next_iv(unsigned char* iv) noexcept;
+
  private:
   ticket_keys(std::vector<ticket_key> keys, std::chrono::seconds rotation);
   void rotate_if_due();

@@ -17,6 +17,7 @@
 
 #include <openssl/ssl.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -52,6 +53,12 @@ class tls_context {
   session_cache_counts session_cache() const noexcept;
   /// Certificates held (the default first).
   std::size_t certificates() const noexcept { return contexts_.size(); }
+  /// Drops expired sessions from the cache when the last sweep is more than
+  /// sweep_interval() ago (any thread; one of them sweeps). OpenSSL's own sweep,
+  /// every 255th handshake, is turned off (SSL_SESS_CACHE_NO_AUTO_CLEAR).
+  void sweep_sessions_if_due() const noexcept;
+  /// How often expired sessions are swept: the session lifetime, at most a minute.
+  std::chrono::seconds sweep_interval() const noexcept { return sweep_interval_; }
 
  private:
   tls_context() = default;
@@ -60,6 +67,7 @@ class tls_context {
   static int on_server_name(SSL* ssl, int* alert, void* arg);
   static int on_alpn(SSL* ssl, const unsigned char** out, unsigned char* out_length, const unsigned char* in,
                      unsigned int in_length, void* arg);
+  static int on_new_session(SSL* ssl, SSL_SESSION* session);
   static int on_ticket(SSL* ssl, unsigned char* name, unsigned char* iv, EVP_CIPHER_CTX* cipher, EVP_MAC_CTX* mac,
                        int seal);
 
@@ -70,6 +78,8 @@ class tls_context {
   std::vector<x509_ptr> client_cas_;
   std::vector<unsigned char> session_id_context_;
   std::chrono::milliseconds handshake_timeout_{0};
+  std::chrono::seconds sweep_interval_{60};
+  mutable std::atomic<std::int64_t> next_sweep_{0};  // steady_clock ticks
 };
 
 }  // namespace stet::detail

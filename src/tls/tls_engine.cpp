@@ -148,6 +148,25 @@ void tls_engine::close_notify() noexcept {
   ERR_clear_error();
 }
 
+bool tls_engine::kernel_sends() const noexcept {
+  return ssl_ != nullptr && done_ && !fatal_ && BIO_get_ktls_send(SSL_get_wbio(ssl_)) == 1;
+}
+
+std::ptrdiff_t tls_engine::send_file(int fd, std::uint64_t offset, std::size_t length, bool& blocked) noexcept {
+  blocked = false;
+  if (!kernel_sends()) return -1;
+  ERR_clear_error();
+  const ossl_ssize_t n = SSL_sendfile(ssl_, fd, static_cast<off_t>(offset), length, 0);
+  if (n >= 0) return n;
+  const int e = SSL_get_error(ssl_, static_cast<int>(n));
+  if (e == SSL_ERROR_WANT_WRITE) {
+    blocked = true;
+    return 0;
+  }
+  failed();
+  return -1;
+}
+
 BIO_METHOD* tls_engine::bio_method() noexcept {
   static BIO_METHOD* const method = [] {
     BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "stet transport");
@@ -193,8 +212,7 @@ long tls_engine::bio_ctrl(BIO* bio, int command, long /*number*/, void* /*pointe
     case BIO_CTRL_FLUSH: return 1;
     case BIO_CTRL_PENDING:
       return self != nullptr ? static_cast<long>(std::min<std::size_t>(self->in_size_ - self->in_used_, LONG_MAX)) : 0;
-    case BIO_CTRL_WPENDING: return 0;
-    default: return 0;
+    default: return 0;  // BIO_CTRL_WPENDING included: nothing waits on the write side
   }
 }
 

@@ -15,6 +15,7 @@
 #include <openssl/ssl.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -54,6 +55,16 @@ class tls_engine {
   bool write(std::span<const char> plain) noexcept;
   /// Appends close_notify to the output once (after a finished handshake, never after a failure).
   void close_notify() noexcept;
+
+  /// Whether OpenSSL hands this session's records to the kernel (kernel TLS:
+  /// BIO_get_ktls_send on its write BIO). Never over the transport's BIO as it
+  /// is (OpenSSL switches kernel TLS on only through a BIO that handles
+  /// BIO_CTRL_SET_KTLS, as its socket BIO does); send_file() is for one that does.
+  bool kernel_sends() const noexcept;
+  /// SSL_sendfile: the kernel reads up to `length` bytes of `fd` at `offset`
+  /// and encrypts them itself. Only when kernel_sends(). Bytes sent; 0 with
+  /// `blocked` when the socket takes nothing now; -1 on failure.
+  std::ptrdiff_t send_file(int fd, std::uint64_t offset, std::size_t length, bool& blocked) noexcept;
 
   /// Whether decrypted bytes or unprocessed records are held inside the session.
   bool has_buffered() const noexcept { return ssl_ != nullptr && SSL_has_pending(ssl_) == 1; }

@@ -38,7 +38,7 @@ std::size_t unmask(std::span<char> data, mask_key key, std::size_t phase) noexce
   phase &= 3;
   if (n >= align_from) {
     for (; (reinterpret_cast<std::uintptr_t>(p) & 7) != 0; ++p, --n) {
-      *p ^= static_cast<char>(key[phase]);
+      *p = static_cast<char>(static_cast<unsigned char>(*p) ^ key[phase]);
       phase = (phase + 1) & 3;
     }
   }
@@ -58,7 +58,7 @@ std::size_t unmask(std::span<char> data, mask_key key, std::size_t phase) noexce
     p += 4;
     n -= 4;
   }
-  for (std::size_t i = 0; i < n; ++i) p[i] ^= static_cast<char>(key[(phase + i) & 3]);
+  for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<char>(static_cast<unsigned char>(p[i]) ^ key[(phase + i) & 3]);
   return (phase + n) & 3;
 }
 

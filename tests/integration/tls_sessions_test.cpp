@@ -12,7 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -237,6 +239,61 @@ TEST_F(TlsSessions, OlderTicketKeyInTheFileStillResumes) {
   t.ticket_key_file = both;
   running_server new_keys(routes(), stet::test::tls_server_options(t));
   EXPECT_TRUE(resumes(old_keys.get().port(1), new_keys.get().port(1), {}));
+}
+
+double metric(running_server& s, const std::string& name) {
+  return stet::test::check_prometheus_text(stet::test::plain_get(s.get().port(0), "/-/metrics")).value(name);
+}
+
+// One TLS 1.3 ticket per handshake (OpenSSL would send two), and each resumed
+// connection gets a fresh one: a client that uses every ticket once keeps resuming.
+TEST_F(TlsSessions, Tls13HandshakeIssuesOneTicketAndResumptionRenewsIt) {
+  auto m = std::make_shared<stet::metrics>();
+  stet::server_options o = stet::test::tls_server_options(stet::test::tls_settings(site));
+  o.metrics = m;
+  running_server s(routes(m), o);
+  stet::test::tls_session session;
+  {
+    tls_client first(s.get().port(1));
+    ASSERT_TRUE(first.handshake() && first.request("GET", "/hello"));
+    session = first.session();
+  }
+  EXPECT_EQ(metric(s, R"(stet_tls_tickets_total{event="issued"})"), 1);
+  for (int round = 0; round < 2; ++round) {
+    tls_client_options c;
+    c.resume = session.get();
+    tls_client next(s.get().port(1), c);
+    ASSERT_TRUE(next.handshake() && next.request("GET", "/hello"));
+    EXPECT_TRUE(next.resumed()) << "round " << round;
+    session = next.session();
+  }
+  EXPECT_EQ(metric(s, R"(stet_tls_tickets_total{event="issued"})"), 3);
+  EXPECT_EQ(metric(s, R"(stet_tls_handshakes_total{kind="resumed"})"), 2);
+}
+
+// OpenSSL's own sweep (every 255th handshake) is off; stet sweeps expired
+// sessions once per lifetime (at most a minute), when a new one is cached.
+TEST_F(TlsSessions, ExpiredSessionsAreSweptFromTheCache) {
+  auto m = std::make_shared<stet::metrics>();
+  stet::tls_options t = stet::test::tls_settings(site);
+  t.session_lifetime = std::chrono::seconds(1);
+  stet::server_options o = stet::test::tls_server_options(t);
+  o.metrics = m;
+  running_server s(routes(m), o);
+  tls_client_options c;
+  c.max_version = TLS1_2_VERSION;
+  c.tickets = false;
+  const auto full_handshake = [&] {
+    tls_client client(s.get().port(1), c);
+    return client.handshake() && client.request("GET", "/hello");
+  };
+  ASSERT_TRUE(full_handshake());
+  ASSERT_TRUE(full_handshake());
+  EXPECT_EQ(metric(s, R"(stet_cache_entries{cache="tls_sessions"})"), 2);
+  // Past both sessions' lifetime (whole seconds: OpenSSL's clock) and the sweep interval.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2'500));
+  ASSERT_TRUE(full_handshake());
+  EXPECT_EQ(metric(s, R"(stet_cache_entries{cache="tls_sessions"})"), 1);
 }
 
 }  // namespace

@@ -24,12 +24,12 @@ std::string sha256_of_abc() { return "ba7816bf8f01cfea414140de5dae2223b00361a396
 
 class Uploads : public ::testing::Test {
  protected:
-  Uploads() : dir_(stet_server::prepare_upload_dir("").path), server_(routes()) {}
+  explicit Uploads(bool digest = true) : dir_(stet_server::prepare_upload_dir("").path), server_(routes(digest)) {}
   ~Uploads() override { stet_server::remove_upload_dir(dir_); }
 
-  stet::router routes() {
+  stet::router routes(bool digest) {
     stet::router r;
-    stet_server::add_upload_routes(r, {dir_, 1 << 20});
+    stet_server::add_upload_routes(r, {dir_, 1 << 20, digest});
     return r;
   }
 
@@ -146,6 +146,28 @@ TEST_F(Uploads, OverTheLimitIs413BeforeAnyContinue) {
   EXPECT_EQ(all.find("100 Continue"), std::string::npos) << all;
   EXPECT_NE(all.find("HTTP/1.1 413"), std::string::npos) << all;
   EXPECT_EQ(files(), 0u);
+}
+
+// --no-upload-digest: the same files, no SHA-256, "sha256": null.
+class UploadsWithoutDigest : public Uploads {
+ protected:
+  UploadsWithoutDigest() : Uploads(false) {}
+};
+
+TEST_F(UploadsWithoutDigest, FilesAreStoredAndTheDigestIsNull) {
+  raw_client c(server_.port());
+  const auto put = c.request("PUT", "/upload/data.bin", {}, "abc");
+  ASSERT_TRUE(put);
+  EXPECT_EQ(put->status, 201);
+  EXPECT_EQ(put->body, R"({"name":"data.bin","size":3,"sha256":null})");
+  EXPECT_EQ(file("data.bin"), "abc");
+  const std::string body = multipart("XyZ", {{"note", "", "hello"}, {"doc", "b.txt", "abcd"}});
+  const auto post = c.request("POST", "/upload", "Content-Type: multipart/form-data; boundary=XyZ\r\n", body);
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 200) << post->body;
+  EXPECT_EQ(post->body, R"({"parts":[{"name":"note","filename":null,"size":5,"sha256":null},)"
+                        R"({"name":"doc","filename":"b.txt","size":4,"sha256":null}]})");
+  EXPECT_EQ(file("b.txt"), "abcd");
 }
 
 }  // namespace

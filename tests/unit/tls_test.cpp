@@ -13,7 +13,11 @@
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -129,6 +133,42 @@ TEST(TlsTicketKeys, KeysFromAFileAreNeverRotated) {
   EXPECT_EQ(name, expected);
   expected.fill(4);
   EXPECT_EQ(seal_or_open(*keys, expected, false, stats), 2);  // the second opens, and asks for renewal
+}
+
+using iv = std::array<unsigned char, 16>;
+
+iv next_iv() {
+  iv bytes{};
+  EXPECT_TRUE(stet::detail::ticket_keys::next_iv(bytes.data()));
+  return bytes;
+}
+
+// IVs come from a per-thread batch: across several batches none repeats.
+TEST(TlsTicketKeys, TicketIvsDoNotRepeat) {
+  std::set<iv> seen;
+  for (int i = 0; i < 200; ++i) EXPECT_TRUE(seen.insert(next_iv()).second) << "IV " << i << " repeated";
+}
+
+// A forked child must not seal with the IVs its parent has still to use.
+TEST(TlsTicketKeys, ForkedChildDrawsOtherIvs) {
+  next_iv();  // the batch is filled and partly used
+  std::array<int, 2> pipe_fds{};
+  ASSERT_EQ(::pipe(pipe_fds.data()), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const iv mine = next_iv();
+    const bool written = ::write(pipe_fds[1], mine.data(), mine.size()) == static_cast<ssize_t>(mine.size());
+    ::_exit(written ? 0 : 1);
+  }
+  ::close(pipe_fds[1]);
+  iv childs{};
+  const ssize_t n = ::read(pipe_fds[0], childs.data(), childs.size());
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_EQ(n, static_cast<ssize_t>(childs.size()));
+  EXPECT_NE(childs, next_iv());
 }
 
 TEST(TlsStats, MetricsTextNamesEveryFailureReason) {

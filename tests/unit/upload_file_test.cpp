@@ -84,6 +84,20 @@ TEST_F(UploadFile, KnownDigests) {
   EXPECT_EQ(abc.commit("abc").info.sha256_hex(), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+TEST_F(UploadFile, WithoutDigestTheFileIsTheSameAndTheDigestEmpty) {
+  stet::upload_file f(dir_.string(), {.digest = false});
+  ASSERT_FALSE(f.error()) << f.error().message();
+  const std::string data = binary_bytes(100000);
+  ASSERT_FALSE(f.write(data));
+  const stet::upload_commit_result r = f.commit("plain.bin");
+  ASSERT_TRUE(r) << r.error.message();
+  EXPECT_EQ(r.info.size, data.size());
+  EXPECT_EQ(read("plain.bin"), data);
+  EXPECT_EQ(r.info.sha256_hex(), "");
+  // Writes after the commit are refused with or without a digest.
+  EXPECT_TRUE(f.write("more"));
+}
+
 TEST_F(UploadFile, AbortAndDestructionLeaveNothing) {
   {
     stet::upload_file f(dir_.string());

@@ -17,7 +17,9 @@
 
 namespace stet::detail {
 
-class executor;
+// stet's own (src/net/worker_executor.hpp), named by offload, promise and sleep;
+// not Asio's, which no public header sees.
+class executor;  // NOLINT(bugprone-forward-declaration-namespace)
 class pending_response;
 
 /// Memory for a coroutine frame: from the calling thread's recycling pool (a

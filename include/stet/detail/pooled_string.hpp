@@ -12,7 +12,7 @@ namespace stet::detail {
 class pooled_string {
  public:
   pooled_string() noexcept = default;
-  pooled_string(const pooled_string& other) : text_(other.text_) {}
+  pooled_string(const pooled_string& other) = default;
   pooled_string(pooled_string&& other) noexcept : text_(std::move(other.text_)) {}
   pooled_string& operator=(const pooled_string& other) {
     if (this != &other) writable() = other.text_;

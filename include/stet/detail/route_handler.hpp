@@ -16,7 +16,6 @@
 #include <memory>
 #include <span>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 
 namespace stet::detail {
@@ -239,9 +238,10 @@ struct handler_box {
 
 template <class F>
 struct handler_holder : handler_box {
-  template <class G>
-  explicit handler_holder(G&& g)
-      : handler_box{&call, handler_arg_kinds<F>(), takes_no_route_args<F>}, fn(std::forward<G>(g)) {}
+  // By value: registration moves the handler in once more, and no forwarding
+  // constructor can stand in for the copy or move constructor.
+  explicit handler_holder(F f)
+      : handler_box{&call, handler_arg_kinds<F>(), takes_no_route_args<F>}, fn(std::move(f)) {}
 
   static response call(const handler_box& self, request& req, const capture* args) {
     const F& target = static_cast<const handler_holder&>(self).fn;

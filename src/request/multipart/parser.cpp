@@ -3,8 +3,8 @@
 #include "http/token.hpp"
 #include "request/multipart/part_head.hpp"
 
-#include <string.h>  // memmem, memrchr (GNU)
 #include <algorithm>
+#include <cstring>  // memmem, memrchr (GNU extensions; g++ defines _GNU_SOURCE)
 #include <cstring>
 
 namespace stet {

@@ -85,19 +85,11 @@ compression_response compression_facts(const response& r) noexcept {
 }
 
 compression_plan compress_response(const request& q, response& r, const compression_settings& s, bool route_allows) {
-  // The common small answer (/plaintext, /json) is decided before any header
-  // list is scanned: for a sized body under min_bytes every path through
-  // plan_compression() ends in the same plan, identity without Vary.
-  const stet::status code = r.status();
-  if (!r.is_stream() && code != stet::status::partial_content && code != stet::status::not_modified &&
-      r.content_length() < s.min_bytes) {
-    return {};
-  }
-  // Answers never coded here need no header scan either (a static file's
-  // answer carries its own variant and says no_compression(); a route or an
-  // answer that opted out; a file body): plan_compression() would end in the
-  // empty plan for each of them.
-  if (!s.enabled || !route_allows || !r.compression_allowed() || r.file() != nullptr) return {};
+  // Decided before any header list is scanned: the small answer, and answers
+  // never coded here (a static file's answer carries its own variant and says
+  // no_compression(); a route or an answer that opted out; a file body), for
+  // which plan_compression() would end in the empty plan.
+  if (!may_compress(r, s) || !route_allows || !r.compression_allowed() || r.file() != nullptr) return {};
   compression_response facts = compression_facts(r);
   facts.allowed = facts.allowed && route_allows;
   compression_plan plan = plan_compression(compression_facts(q), facts, s);

@@ -6,15 +6,25 @@
 // after-hooks, while the request is still readable.
 
 #include <stet/compression.hpp>
+#include <stet/response.hpp>
 
 #include "response/compress/policy.hpp"
 
 namespace stet {
 class request;
-class response;
 }  // namespace stet
 
 namespace stet::detail {
+
+/// Whether compress_response() can leave any mark on `r`: not for the common
+/// small answer (/plaintext, /json), a sized body under min_bytes that is
+/// neither a 206 nor a 304, for which every path through plan_compression()
+/// ends in identity without Vary. Inline, so such an answer costs a compare.
+inline bool may_compress(const response& r, const compression_settings& s) noexcept {
+  const stet::status code = r.status();
+  return s.enabled && (r.is_stream() || code == stet::status::partial_content || code == stet::status::not_modified ||
+                       r.content_length() >= s.min_bytes);
+}
 
 /// The request's side of the decision: HEAD, Range, Accept-Encoding (the first field).
 compression_request compression_facts(const request& q) noexcept;
