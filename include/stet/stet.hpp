@@ -4,6 +4,7 @@
 
 #include <stet/access_log.hpp>
 #include <stet/body.hpp>
+#include <stet/body_stream.hpp>
 #include <stet/config.hpp>
 #include <stet/cookies.hpp>
 #include <stet/cors.hpp>

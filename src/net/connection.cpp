@@ -80,6 +80,8 @@ void connection::drain() {
 
 void connection::close() noexcept {
   if (phase_ == phase::closed) return;
+  // A paused sink's wake-up may hold the last reference (abort_stream() lets it go).
+  const std::shared_ptr<connection> alive = shared_from_this();
   phase_ = phase::closed;
   worker::disarm(deadline_);
   abort_stream(std::make_error_code(std::errc::connection_aborted));
@@ -110,8 +112,11 @@ void connection::close() noexcept {
 void connection::on_timeout(timeout_kind kind) {
   if (phase_ == phase::closed) return;
   if (kind == timeout_kind::handler && body_paused_) {
-    // A sink that paused and never resumed: the answer will not come.
+    // A sink that paused and never resumed: the answer will not come. Its
+    // wake-up, which abort_stream() lets go, may hold the last reference.
+    const std::shared_ptr<connection> alive = shared_from_this();
     abort_stream(std::make_error_code(std::errc::timed_out));
+    take_exchange();
     response late = error_page(status::service_unavailable, x_->request);
     answer(std::move(late.close_connection()), x_->request);
     flush();
@@ -240,7 +245,7 @@ void connection::process() {
     on_message_complete();
     if (close_after_write_ || x.stream.is_stream() || pending_ || upgrade_) break;
   }
-  if (!x.output.empty()) {
+  if (!x_->output.empty()) {  // x_, not x: an aborted body may have lent x to its handler
     flush();
   } else if (close_after_write_) {
     close();
@@ -314,6 +319,10 @@ void connection::on_message_complete() {
     record_phase(stet::phase::parse, message_start_time_, handler_start_, &x.request);
   }
   response r = router_access::start(owner_.routes(), x.request);
+  if (pending_response* p = response_access::pending(r); p != nullptr && p->body) {
+    feed_whole_body(response_access::take_pending(r));
+    return;
+  }
   if (response_access::pending(r) != nullptr) {
     pending_ = response_access::take_pending(r);  // process() waits for it once earlier answers are out
     return;

@@ -16,6 +16,7 @@
 #include "route/pending_response.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -69,6 +70,8 @@ class connection final : public std::enable_shared_from_this<connection>, public
   bool start_stream(bool awaits_100);
   void hold_head_for_stream();
   bool deliver_piece();
+  std::optional<body_flow> offer_piece(std::string_view piece);
+  void feed_whole_body(std::shared_ptr<pending_response> sink);
   void end_stream(bool complete);
   void abort_stream(std::error_code why) noexcept;
   void on_body_resumed();

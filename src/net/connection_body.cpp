@@ -130,24 +130,41 @@ void connection::hold_head_for_stream() {
   prepare_request();  // the views, again, into the head where it lies now
 }
 
-// A piece goes to the sink; what it says sets the pace.
-bool connection::deliver_piece() {
-  body_flow flow = body_flow::more;
+// The sink takes `piece`; one that throws is aborted and answered 500 (nullopt).
+std::optional<body_flow> connection::offer_piece(std::string_view piece) {
   try {
-    flow = upload_->body->on_data(x_->parser.piece());
+    return upload_->body->on_data(piece);
   } catch (const std::exception& e) {
     owner_.report_error("body sink", {}, e.what());
     abort_stream(std::make_error_code(std::errc::operation_canceled));
+    take_exchange();
     response failed = error_page(status::internal_server_error, x_->request);
     answer(std::move(failed.close_connection()), x_->request);
-    return false;
+    return std::nullopt;
   }
-  switch (flow) {
+}
+
+// A piece goes to the sink; what it says sets the pace.
+bool connection::deliver_piece() {
+  const std::optional<body_flow> flow = offer_piece(x_->parser.piece());
+  if (!flow) return false;
+  switch (*flow) {
     case body_flow::more: settle_body_ = true; return true;
     case body_flow::pause: body_paused_ = true; return false;
     case body_flow::answer: end_stream(false); return !close_after_write_ && !pending_;
   }
   return true;
+}
+
+// A sink given for a body that is already whole (a request without one, which
+// the parser completes with its head, or a route that buffers its body): it
+// takes the body in one piece now. Nothing is left to read, so a pause is
+// over at once and the end follows.
+void connection::feed_whole_body(std::shared_ptr<pending_response> sink) {
+  upload_ = std::move(sink);
+  const std::string_view body = x_->request.body();
+  if (!body.empty() && !offer_piece(body)) return;
+  end_stream(true);
 }
 
 // The sink's answer: at the body's end (`complete`), or early, when the rest
@@ -184,6 +201,13 @@ void connection::abort_stream(std::error_code why) noexcept {
   body_sink_access::detach(*state->body);
   body_paused_ = false;
   state->body->on_abort(why);
+  // A coroutine cancelled while an offloaded function runs goes when it
+  // returns, and its frame may read the request until then: the exchange
+  // holding it is lent to its answer slot; what follows takes a fresh one.
+  if (!lent_ && state->handler_slot && state->handler_slot->holds_request()) {
+    lent_ = std::move(x_);
+    state->handler_slot->keep_until_settled(shared_from_this());
+  }
 }
 
 void connection::on_body_resumed() {

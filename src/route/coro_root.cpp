@@ -4,6 +4,7 @@
 
 #include "coro/frame_pool.hpp"
 #include "response/response_access.hpp"
+#include "route/coro_body.hpp"
 
 #include <exception>
 #include <memory>
@@ -33,10 +34,10 @@ response start_root(std::coroutine_handle<task_promise<response>> frame) {
   if (!frame.done()) {
     // Suspended: from here on it is answered like an asynchronous handler.
     // The slot comes from the frame pool too, so a suspension allocates nothing.
-    std::shared_ptr<pending_response> pending =
-        std::allocate_shared<coro_pending>(frame_allocator<coro_pending>{}, root);
-    root.pending = pending;
-    return response_access::make_pending(std::move(pending));
+    // body_stream() made it already, with the body's sink in it: the body streams to the task.
+    if (!root.pending) root.pending = std::allocate_shared<coro_pending>(frame_allocator<coro_pending>{}, root);
+    if (root.pending->body) return stream_into_task(root.pending);
+    return response_access::make_pending(root.pending);
   }
   const destroy_on_exit done{frame};
   if (promise.error_) std::rethrow_exception(promise.error_);
@@ -45,7 +46,8 @@ response start_root(std::coroutine_handle<task_promise<response>> frame) {
 
 std::coroutine_handle<> finish_root(std::coroutine_handle<task_promise<response>> frame) noexcept {
   task_promise<response>& promise = frame.promise();
-  if (!promise.handler_root_.pending) return std::noop_coroutine();  // start_root() takes the answer
+  // Not suspended yet (a slot body_stream() made still holds its sink): start_root() takes the answer.
+  if (!promise.handler_root_.pending || promise.handler_root_.pending->body) return std::noop_coroutine();
   const std::shared_ptr<pending_response> pending = std::move(promise.handler_root_.pending);
   slot_of(pending).detach();
   if (promise.error_) {

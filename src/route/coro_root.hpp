@@ -24,6 +24,7 @@ class coro_pending final : public pending_response {
   void on_abandoned() noexcept override;
   /// The task's frame is gone (finished or destroyed).
   void detach() noexcept { root_ = nullptr; }
+  bool holds_request() const noexcept override { return root_ != nullptr; }
 
  private:
   task_root* root_;

@@ -80,6 +80,13 @@ class pending_response {
   bool compress = true;  // the route's route_options::compress, applied to the answer
   // A streaming route's sink (stet::read_body()): the answer is its on_end().
   std::unique_ptr<body_sink> body;
+  // With `body`, a coroutine handler's own answer slot (stet::body_stream()):
+  // after the sink's on_abort(), its frame may still hold the request.
+  std::shared_ptr<pending_response> handler_slot;
+
+  /// Whether the handler behind this slot may still read its request: a
+  /// cancelled coroutine whose frame goes only when an offloaded function returns.
+  virtual bool holds_request() const noexcept { return false; }
 
  protected:
   /// On the waiter's thread, from abandon(): the answer will not be taken.

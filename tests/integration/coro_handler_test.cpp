@@ -8,6 +8,7 @@
 #include <stet/stet.hpp>
 
 #include "support/expectations.hpp"
+#include "support/gate.hpp"
 #include "support/http_client.hpp"
 #include "support/test_server.hpp"
 
@@ -15,7 +16,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -36,29 +36,7 @@ using stet::test::raw_client;
 // enough for the sanitizer builds.
 bool eventually(const std::function<bool()>& done) { return stet::test::eventually(done, 5s); }
 
-// A gate the offloaded functions wait at, opened by the test.
-class gate {
- public:
-  void open() {
-    {
-      const std::lock_guard lock(mutex_);
-      open_ = true;
-    }
-    opened_.notify_all();
-  }
-  void pass() {
-    entered_.fetch_add(1);
-    std::unique_lock lock(mutex_);
-    opened_.wait_for(lock, 10s, [this] { return open_; });
-  }
-  int entered() const { return entered_.load(); }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable opened_;
-  bool open_ = false;
-  std::atomic<int> entered_{0};
-};
+using stet::test::gate;
 
 // What the handlers tell the test.
 struct observed {

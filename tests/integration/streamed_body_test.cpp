@@ -4,6 +4,7 @@
 // a large upload in constant memory.
 
 #include "support/http_client.hpp"
+#include "support/stalled_send.hpp"
 #include "support/test_server.hpp"
 
 #include <stet/body.hpp>
@@ -13,8 +14,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -330,20 +329,7 @@ TEST_F(StreamedBody, APausedSinkStopsTheReading) {
   constexpr std::uint64_t total = std::uint64_t{256} << 20;
   raw_client c(server_.port());
   ASSERT_TRUE(c.send(head("PUT", "/paced", content_length(total))));
-  ASSERT_EQ(::fcntl(c.fd(), F_SETFL, ::fcntl(c.fd(), F_GETFL) | O_NONBLOCK), 0);
-  const std::string block(64 * 1024, 'r');
-  std::uint64_t sent = 0;
-  // Send until the kernel takes nothing for a while: the server is not reading.
-  for (int idle = 0; idle < 20 && sent < total;) {
-    const ssize_t n = ::send(c.fd(), block.data(), std::min<std::uint64_t>(block.size(), total - sent), MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<std::uint64_t>(n);
-      idle = 0;
-      continue;
-    }
-    ++idle;
-    std::this_thread::sleep_for(20ms);
-  }
+  std::uint64_t sent = send_until_stalled(c, total);
   EXPECT_LT(sent, total / 4) << "the server kept reading while its sink was paused";
   {
     const std::lock_guard lock(log_.mutex);
@@ -360,14 +346,7 @@ TEST_F(StreamedBody, APausedSinkStopsTheReading) {
       std::this_thread::yield();
     }
   });
-  while (sent < total) {
-    const ssize_t n = ::send(c.fd(), block.data(), std::min<std::uint64_t>(block.size(), total - sent), MSG_NOSIGNAL);
-    if (n > 0)
-      sent += static_cast<std::uint64_t>(n);
-    else
-      std::this_thread::sleep_for(1ms);
-  }
-  ASSERT_EQ(::fcntl(c.fd(), F_SETFL, ::fcntl(c.fd(), F_GETFL) & ~O_NONBLOCK), 0);
+  send_rest(c, sent, total);
   const auto r = c.read_response(false, 60s);
   resumer.join();
   ASSERT_TRUE(r);
@@ -411,6 +390,42 @@ TEST_F(StreamedBody, ASlowDripIsCutByTheMinimumRate) {
   EXPECT_EQ(log_.abort_reason, stet::make_error_code(stet::error::body_too_slow));
   const std::string rest = c.read_until_close(3s);
   EXPECT_NE(rest.find("HTTP/1.1 408"), std::string::npos) << rest;
+}
+
+TEST_F(StreamedBody, ABodilessRequestReachesTheSinksEnd) {
+  raw_client c(server_.port());
+  const auto r = c.request("PUT", "/count", {}, "");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body, "0");
+  const std::lock_guard lock(log_.mutex);
+  EXPECT_EQ(log_.ended, 1);
+}
+
+// A sink that pauses and never resumes: handler_timeout answers 503 and
+// aborts it (the sink's wake-up held the connection's last reference).
+TEST(StreamedBodyTimeout, APausedSinkPastHandlerTimeoutIs503) {
+  sink_log log;
+  std::atomic<counting_sink*> paused{nullptr};
+  stet::router r;
+  stet::route_options streamed;
+  streamed.stream_body = true;
+  r.put("/paced", streamed,
+        [&](stet::request&) { return stet::read_body(std::make_unique<counting_sink>(log, &paused)); });
+  stet::server_options o = test_options();
+  o.handler_timeout = 100ms;
+  running_server s(std::move(r), o);
+  raw_client c(s.port());
+  ASSERT_TRUE(c.send(head("PUT", "/paced", content_length(1000)) + "a piece"));
+  const auto answer = c.read_response();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 503);
+  EXPECT_TRUE(c.wait_closed(3s));
+  ASSERT_TRUE(log.wait([](sink_log& l) { return l.aborted == 1; }));
+  EXPECT_EQ(log.abort_reason, std::make_error_code(std::errc::timed_out));
+  raw_client fresh(s.port());
+  ASSERT_TRUE(fresh.send(head("PUT", "/paced", content_length(3)) + "abc"));
+  ASSERT_TRUE(log.wait([](sink_log& l) { return l.pieces == 2; }));
 }
 
 std::uint64_t resident_bytes() {
