@@ -28,7 +28,9 @@ TEST(CompressCodec, RoundTripsManySizes) {
       std::string coded;
       ASSERT_TRUE(stet::detail::compress_body(c, encoder_params{}, plain, coded)) << name_of(c) << ' ' << n;
       EXPECT_EQ(stet::test::reference_decode(c, coded), plain) << name_of(c) << ' ' << n;
-      if (n >= 1024) EXPECT_LT(coded.size(), plain.size() / 2) << name_of(c) << ' ' << n;
+      if (n >= 1024) {
+        EXPECT_LT(coded.size(), plain.size() / 2) << name_of(c) << ' ' << n;
+      }
     }
   }
 }
@@ -163,7 +165,9 @@ TEST(CompressCodec, CompressedStreamProducer) {
       piece.clear();
       more = coded(w);
       ++rounds;
-      if (rounds == 2) EXPECT_TRUE(piece.empty()) << "an empty round stays empty";
+      if (rounds == 2) {
+        EXPECT_TRUE(piece.empty()) << "an empty round stays empty";
+      }
       ASSERT_TRUE(client.feed(piece, decoded));
       EXPECT_EQ(decoded.size() % 14, 0u) << "whole rows after every piece";
     }

@@ -160,10 +160,10 @@ struct plain_reader {
   bool done = false;
   stet::detail::io_target target() {
     return {this,
-            [](void* self, const boost::system::error_code& ec, std::size_t n) {
+            [](void* self, const boost::system::error_code& error, std::size_t count) {
               auto& r = *static_cast<plain_reader*>(self);
-              r.ec = ec;
-              r.n = n;
+              r.ec = error;
+              r.n = count;
               r.done = true;
             },
             [](void* self, bool /*speculative*/) noexcept {
