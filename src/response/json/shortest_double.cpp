@@ -121,6 +121,7 @@ bool few_decimals(double a, decimal& d) noexcept {
   if (a >= 1e11) return false;
   for (int k = 0; k <= max_scale; ++k) {
     const double scaled = a * powers[static_cast<std::size_t>(k)];
+    // NOLINTNEXTLINE(bugprone-incorrect-roundings): a is positive, and reads_back() checks the candidate
     const auto m = static_cast<std::uint64_t>(scaled + 0.5);
     const double off = scaled - static_cast<double>(m);
     if (m == 0 || off > near || off < -near) continue;
@@ -140,6 +141,7 @@ bool few_decimals(double a, decimal& d) noexcept {
 bool fifteen_digits(double a, decimal& d) noexcept {
   const int scale = max_digits - integer_digits_at_least(a);
   const double scaled = a * powers[static_cast<std::size_t>(scale)];
+  // NOLINTNEXTLINE(bugprone-incorrect-roundings): a is positive, and reads_back() checks the candidate
   const auto rounded = static_cast<std::uint64_t>(scaled + 0.5);
   d = strip_zeros(rounded, -scale);
   return reads_back(d, a);
