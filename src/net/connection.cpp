@@ -319,12 +319,12 @@ void connection::on_message_complete() {
     record_phase(stet::phase::parse, message_start_time_, handler_start_, &x.request);
   }
   response r = router_access::start(owner_.routes(), x.request);
-  if (pending_response* p = response_access::pending(r); p != nullptr && p->body) {
-    feed_whole_body(response_access::take_pending(r));
-    return;
-  }
-  if (response_access::pending(r) != nullptr) {
-    pending_ = response_access::take_pending(r);  // process() waits for it once earlier answers are out
+  if (const pending_response* p = response_access::pending(r)) {
+    if (p->body) {
+      feed_whole_body(response_access::take_pending(r));  // a sink on a body that is already whole
+    } else {
+      pending_ = response_access::take_pending(r);  // process() waits for it once earlier answers are out
+    }
     return;
   }
   answer(std::move(r), x.request);
