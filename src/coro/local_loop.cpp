@@ -2,21 +2,20 @@
 
 namespace stet::detail {
 
+// Both notify while holding the lock: once it is released, run_until() may
+// see its condition met and return, and the caller of router::handle() may
+// destroy this loop, so a notify after the unlock could touch a dead object.
 void local_loop::post(resumable& r) noexcept {
-  {
-    const std::lock_guard lock(mutex_);
-    r.next = nullptr;
-    (last_ != nullptr ? last_->next : first_) = &r;
-    last_ = &r;
-  }
+  const std::lock_guard lock(mutex_);
+  r.next = nullptr;
+  (last_ != nullptr ? last_->next : first_) = &r;
+  last_ = &r;
   changed_.notify_one();
 }
 
 void local_loop::wake() noexcept {
-  {
-    const std::lock_guard lock(mutex_);
-    woken_ = true;
-  }
+  const std::lock_guard lock(mutex_);
+  woken_ = true;
   changed_.notify_one();
 }
 
