@@ -1,5 +1,7 @@
 #include "tls/tls_service.hpp"
 
+#include <utility>
+
 namespace stet::detail {
 
 tls_service::tls_service(std::shared_ptr<const tls_options> options, std::shared_ptr<tls_stats> stats)
@@ -12,7 +14,7 @@ std::shared_ptr<tls_service> tls_service::create(std::shared_ptr<const tls_optio
   std::shared_ptr<tls_service> service(new tls_service(std::move(options), std::move(stats)));
   std::shared_ptr<const tls_context> first = service->rebuild(error);
   if (!first) return nullptr;
-  service->current_.store(std::move(first), std::memory_order_release);
+  service->install(std::move(first));
   return service;
 }
 
@@ -28,7 +30,11 @@ std::shared_ptr<const tls_context> tls_service::rebuild(start_error& error) cons
 }
 
 void tls_service::install(std::shared_ptr<const tls_context> next) {
-  const std::shared_ptr<const tls_context> previous = current_.exchange(std::move(next), std::memory_order_acq_rel);
+  std::shared_ptr<const tls_context> previous;
+  {
+    const std::lock_guard lock(current_mutex_);
+    previous = std::exchange(current_, std::move(next));
+  }
   if (!previous) return;
   // Its cache stops growing: no new handshake starts on it any more.
   session_cache_counts last = previous->session_cache();

@@ -1,6 +1,6 @@
 #pragma once
 // One TLS listener's contexts over time: built at start, rebuilt by each
-// reload, swapped atomically. A connection takes the current context when it
+// reload, swapped under a lock. A connection takes the current context when it
 // is accepted and keeps it for its life; a reload that fails leaves the
 // current one in place. Generated ticket keys belong here, not to a context,
 // so tickets survive reloads; a ticket key file is re-read by each reload.
@@ -10,7 +10,6 @@
 #include <stet/server.hpp>
 #include <stet/tls.hpp>
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,7 +23,10 @@ class tls_service {
                                              std::shared_ptr<tls_stats> stats, start_error& error);
 
   /// The context new connections use (thread-safe).
-  std::shared_ptr<const tls_context> current() const noexcept { return current_.load(std::memory_order_acquire); }
+  std::shared_ptr<const tls_context> current() const {
+    const std::lock_guard lock(current_mutex_);
+    return current_;
+  }
 
   /// Builds a context from the files as they are now, without installing it.
   std::shared_ptr<const tls_context> rebuild(start_error& error) const;
@@ -42,7 +44,11 @@ class tls_service {
   std::shared_ptr<const tls_options> options_;
   std::shared_ptr<tls_stats> stats_;
   std::shared_ptr<ticket_keys> generated_keys_;  // null when the keys come from a file
-  std::atomic<std::shared_ptr<const tls_context>> current_;
+  // A mutex, not std::atomic<std::shared_ptr>: it is taken once per accepted
+  // connection, and GCC 12's atomic shared_ptr unlocks a load with a relaxed
+  // store, which ThreadSanitizer reports as a race with the next reload.
+  mutable std::mutex current_mutex_;
+  std::shared_ptr<const tls_context> current_;
   mutable std::mutex retired_mutex_;
   session_cache_counts retired_;  // counted by contexts a reload replaced
 };
