@@ -64,6 +64,27 @@ bool lines_end_in_crlf(std::string_view head) noexcept {
 
 }  // namespace
 
+// The framing fields of a head (RFC 9112 6.1, 6.3), judged once all are read.
+struct request_parser::framing_fields {
+  bool content_length = false;
+  bool transfer_encoding = false;
+  std::string_view last_coding;
+  std::size_t chunked_count = 0;
+  bool unknown_coding = false;
+
+  void read_transfer_encoding(std::string_view list) noexcept {
+    transfer_encoding = true;
+    for_each_list_element(list, [this](std::string_view coding) {
+      last_coding = coding;
+      if (iequals(coding, "chunked")) {
+        ++chunked_count;
+      } else {
+        unknown_coding = true;
+      }
+    });
+  }
+};
+
 request_parser::request_parser(const parser_limits& limits) : limits_(limits) {
   fields_.resize(limits.max_header_count + 1);
   llhttp_init(&parser_, HTTP_REQUEST, &settings());
@@ -298,6 +319,7 @@ int request_parser::on_message_begin(llhttp_t* p) noexcept {
   s.upgrade_ = false;
   s.target_ = {};
   s.field_count_ = 0;
+  s.host_field_ = no_field;
   s.trailer_bytes_ = 0;
   s.extension_name_bytes_ = 0;
   s.extension_value_ = extension_value::empty;
@@ -381,7 +403,6 @@ int request_parser::on_headers_complete(llhttp_t* p) noexcept {
   s.version_ = p->http_minor == 0 ? 10 : 11;
   s.content_length_ = (p->flags & F_CONTENT_LENGTH) ? p->content_length : 0;
   if (const int rc = s.check_head(); rc != 0) return rc;
-  if (const int rc = s.check_framing(); rc != 0) return rc;
   if (s.method_ == stet::method::connect) return 0;  // answered 501 by the connection, then closed
   s.chunked_ = (p->flags & F_CHUNKED) != 0;
   const bool has_body = s.chunked_ || s.content_length_ > 0;
@@ -392,25 +413,39 @@ int request_parser::on_headers_complete(llhttp_t* p) noexcept {
   return has_body ? HPE_PAUSED : 0;
 }
 
-// Host, Expect and Connection: the fields whose rules RFC 9110/9112 put on the server.
+// Host, Expect, Connection and Upgrade, and the framing fields: those whose
+// rules RFC 9110/9112 put on the server. One pass over the fields; no two of
+// these names have the same length, so a field's length picks the one it can be.
 int request_parser::check_head() noexcept {
   std::size_t hosts = 0;
   connection_options connection;
   bool upgrade_field = false;
+  framing_fields framing;
+  host_field_ = no_field;
   for (std::size_t i = 0; i < field_count_; ++i) {
     const std::string_view name = view(fields_[i].name);
-    const std::string_view value = trim_ows(view(fields_[i].value));
-    if (iequals(name, "host")) {
-      ++hosts;
-      if (!valid_host(value)) return fail(error::bad_request);
-    } else if (iequals(name, "connection")) {
-      connection.read(value);
-    } else if (iequals(name, "upgrade")) {
-      upgrade_field = true;
-    } else if (iequals(name, "expect") && version_ == 11) {
-      // RFC 9110 10.1.1: an HTTP/1.0 request's 100-continue is ignored.
-      if (!iequals(value, "100-continue")) return fail(error::expectation_failed);
-      expect_continue_ = true;
+    switch (name.size()) {
+      case 4:
+        if (!iequals(name, "host")) break;
+        ++hosts;
+        host_field_ = i;
+        if (!valid_host(trim_ows(view(fields_[i].value)))) return fail(error::bad_request);
+        break;
+      case 6:
+        // RFC 9110 10.1.1: an HTTP/1.0 request's 100-continue is ignored.
+        if (!iequals(name, "expect") || version_ != 11) break;
+        if (!iequals(trim_ows(view(fields_[i].value)), "100-continue")) return fail(error::expectation_failed);
+        expect_continue_ = true;
+        break;
+      case 7: upgrade_field = upgrade_field || iequals(name, "upgrade"); break;
+      case 10:
+        if (iequals(name, "connection")) connection.read(view(fields_[i].value));
+        break;
+      case 14: framing.content_length = framing.content_length || iequals(name, "content-length"); break;
+      case 17:
+        if (iequals(name, "transfer-encoding")) framing.read_transfer_encoding(view(fields_[i].value));
+        break;
+      default: break;
     }
   }
   if (hosts > 1) return fail(error::duplicate_host);
@@ -420,36 +455,17 @@ int request_parser::check_head() noexcept {
   keep_alive_ = !connection.close && (version_ == 11 || connection.keep_alive);
   // RFC 9110 7.8: an Upgrade field counts only when Connection names it.
   upgrade_ = method_ == stet::method::connect || (connection.upgrade && upgrade_field);
-  return 0;
+  return check_framing(framing);
 }
 
 // RFC 9112 6.1 and 6.3: the body length must be unambiguous, or the request is
 // refused (request smuggling hides in the ambiguity).
-int request_parser::check_framing() noexcept {
-  bool has_te = false;
-  bool has_cl = false;
-  std::string_view last_coding;
-  std::size_t chunked_count = 0;
-  bool unknown_coding = false;
-  for (std::size_t i = 0; i < field_count_; ++i) {
-    const std::string_view name = view(fields_[i].name);
-    if (iequals(name, "content-length")) has_cl = true;
-    if (!iequals(name, "transfer-encoding")) continue;
-    has_te = true;
-    for_each_list_element(view(fields_[i].value), [&](std::string_view coding) {
-      last_coding = coding;
-      if (iequals(coding, "chunked")) {
-        ++chunked_count;
-      } else {
-        unknown_coding = true;
-      }
-    });
-  }
-  if (!has_te) return 0;
-  if (has_cl) return fail(error::bad_content_length);
+int request_parser::check_framing(const framing_fields& f) noexcept {
+  if (!f.transfer_encoding) return 0;
+  if (f.content_length) return fail(error::bad_content_length);
   if (version_ == 10) return fail(error::bad_transfer_encoding);
-  if (!iequals(last_coding, "chunked") || chunked_count != 1) return fail(error::bad_transfer_encoding);
-  if (unknown_coding) return fail(error::unsupported_transfer_encoding);
+  if (!iequals(f.last_coding, "chunked") || f.chunked_count != 1) return fail(error::bad_transfer_encoding);
+  if (f.unknown_coding) return fail(error::unsupported_transfer_encoding);
   return 0;
 }
 

@@ -114,6 +114,10 @@ class request_parser {
   bool expects_continue() const noexcept { return expect_continue_; }
   /// A CONNECT, or an Upgrade field that Connection names (RFC 9110 7.8).
   bool is_upgrade() const noexcept { return upgrade_; }
+  /// Where in fields() the Host field is, found while the head was checked
+  /// (there is at most one), or no_field.
+  std::size_t host_field() const noexcept { return host_field_; }
+  static constexpr std::size_t no_field = static_cast<std::size_t>(-1);
   std::uint64_t content_length() const noexcept { return content_length_; }
 
   stet::error failure() const noexcept { return failure_; }
@@ -151,8 +155,9 @@ class request_parser {
   static bool looks_like_other_version(const char* message, std::size_t length) noexcept;
   bool head_bytes_ok(const char* at, std::size_t length) noexcept;
   span extend(span s, const char* at, std::size_t length) const noexcept;
+  struct framing_fields;  // what a head's Content-Length and Transfer-Encoding said
   int check_head() noexcept;
-  int check_framing() noexcept;
+  int check_framing(const framing_fields& f) noexcept;
   stet::error classify(llhttp_errno_t code, const char* message, std::size_t length) const noexcept;
   std::string_view view(span s) const noexcept;
 
@@ -191,6 +196,7 @@ class request_parser {
   span target_;
   std::vector<field_span> fields_;  // capacity max_header_count, reserved once
   std::size_t field_count_ = 0;
+  std::size_t host_field_ = no_field;
   stet::error failure_ = stet::error::bad_request;
 };
 

@@ -443,7 +443,10 @@ bool connection::prepare_request() {
   request_access::set_method(req, x.parser.method(), x.parser.method_name());
   request_access::set_version(req, x.parser.version(), x.parser.keep_alive());
   if (!fill_target(req, x.parser.method(), view(x.parser.target()), x.arena)) return false;
-  if (request_access::raw_host(req).empty()) request_access::set_host(req, req.header("host").value_or(""));
+  // The parser found Host while it checked the head: no second search by name.
+  if (request_access::raw_host(req).empty() && x.parser.host_field() != request_parser::no_field) {
+    request_access::set_host(req, x.fields[x.parser.host_field()].value);
+  }
   return true;
 }
 

@@ -151,13 +151,48 @@ struct head_reading {
   bool complete = false;
   bool keep_alive = false;
   bool upgrade = false;
+  std::size_t host_field = request_parser::no_field;
+  bool expects_continue = false;
 };
 
 head_reading read_head(std::string_view request) {
   request_parser parser(limits);
   std::string body;
   const request_parser::result r = parser.execute(request.data(), 0, request.size(), body);
-  return {r.what == request_parser::event::message_complete, parser.keep_alive(), parser.is_upgrade()};
+  return {r.what == request_parser::event::message_complete, parser.keep_alive(), parser.is_upgrade(),
+          parser.host_field(), parser.expects_continue()};
+}
+
+// The connection takes Host from where the head check found it, without a
+// second search by name; fields checked by name length must match by name too.
+TEST(RequestParser, TheHostFieldIsFoundWhereverItIs) {
+  EXPECT_EQ(read_head("GET / HTTP/1.1\r\nHost: a\r\n\r\n").host_field, 0u);
+  EXPECT_EQ(read_head("GET / HTTP/1.1\r\nAccept: */*\r\nhOST: a\r\nX: y\r\n\r\n").host_field, 1u);
+  EXPECT_EQ(read_head("GET / HTTP/1.1\r\nHose: b\r\nPost: c\r\nHost: a\r\n\r\n").host_field, 2u);
+  const head_reading without = read_head("GET / HTTP/1.0\r\nHose: b\r\n\r\n");
+  EXPECT_TRUE(without.complete);
+  EXPECT_EQ(without.host_field, request_parser::no_field);
+}
+
+TEST(RequestParser, FieldsOfTheSameLengthAreNotTakenForTheChecked) {
+  const head_reading h = read_head(
+      "GET / HTTP/1.1\r\nHost: a\r\nExpecx: 100-continue\r\nUpgradx: websocket\r\nConnectiox: close\r\n"
+      "Connection: upgrade\r\n\r\n");
+  EXPECT_TRUE(h.complete);
+  EXPECT_FALSE(h.expects_continue);
+  EXPECT_FALSE(h.upgrade);
+  EXPECT_TRUE(h.keep_alive);
+  // Neither is Transfer-Encoding nor Content-Length: the request has no body.
+  EXPECT_TRUE(
+      read_head("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encodinx: chunked\r\nContent-Lengtx: 5\r\n\r\n").complete);
+  // The real ones together are refused (RFC 9112 6.1), whichever comes first.
+  for (const char* request :
+       {"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nContent-Length: 1\r\n\r\n"}) {
+    const outcome o = parse(request, 4096);
+    EXPECT_TRUE(o.failed) << request;
+    EXPECT_EQ(o.failure, stet::error::bad_content_length) << request;
+  }
 }
 
 std::string with_connection(std::string_view version, std::string_view value) {
