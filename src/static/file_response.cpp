@@ -1,6 +1,7 @@
 #include "static/file_response.hpp"
 
 #include "http/token.hpp"
+#include "response/response_access.hpp"
 
 #include <charconv>
 
@@ -11,14 +12,19 @@ void set_once(std::optional<std::string_view>& slot, std::string_view value) noe
   if (!slot) slot = value;
 }
 
-// Values here come from the cache entry and the options, all checked once
-// (options at construction); add_header() validates again, and a refusal only
-// drops that one field.
+// Every field of a file response is stet's own: names are constants, values
+// come from the cache entry (rendered once when it was loaded), from constants,
+// or from the Cache-Control options checked when the responder was built. So
+// they are appended as they are, not validated again on every response.
+void append(response& res, std::string_view name, std::string_view value) {
+  response_access::append_trusted_field(res, name, value);
+}
+
 void add_validators(response& res, const file_reply& r) {
-  res.add_header("ETag", r.coded != nullptr ? std::string_view(r.coded->etag) : r.representation.etag_view());
-  if (r.representation.dated) res.add_header("Last-Modified", r.representation.last_modified_view());
-  if (!r.cache_control.empty()) res.add_header("Cache-Control", r.cache_control);
-  if (r.vary) res.add_header("Vary", "Accept-Encoding");
+  append(res, "ETag", r.coded != nullptr ? std::string_view(r.coded->etag) : r.representation.etag_view());
+  if (r.representation.dated) append(res, "Last-Modified", r.representation.last_modified_view());
+  if (!r.cache_control.empty()) append(res, "Cache-Control", r.cache_control);
+  if (r.vary) append(res, "Vary", "Accept-Encoding");
 }
 
 // "bytes first-last/size" or "bytes */size".
@@ -93,8 +99,8 @@ response build_file_response(const file_reply& r, const decision& d) {
     case outcome::precondition_failed: return response(stet::status::precondition_failed);
     case outcome::range_not_satisfiable: {
       response res(stet::status::range_not_satisfiable);
-      res.add_header("Content-Range", content_range(d, size, range_text));
-      res.add_header("Accept-Ranges", "bytes");
+      append(res, "Content-Range", content_range(d, size, range_text));
+      append(res, "Accept-Ranges", "bytes");
       return res;
     }
     case outcome::full:
@@ -102,11 +108,11 @@ response build_file_response(const file_reply& r, const decision& d) {
   }
   const bool partial = d.kind == outcome::partial;
   response res(partial ? stet::status::partial_content : stet::status::ok);
-  res.add_header("Content-Type", r.content_type);
-  if (!r.content_encoding.empty()) res.add_header("Content-Encoding", r.content_encoding);
+  append(res, "Content-Type", r.content_type);
+  if (!r.content_encoding.empty()) append(res, "Content-Encoding", r.content_encoding);
   add_validators(res, r);
-  res.add_header("Accept-Ranges", "bytes");
-  if (partial) res.add_header("Content-Range", content_range(d, size, range_text));
+  append(res, "Accept-Ranges", "bytes");
+  if (partial) append(res, "Content-Range", content_range(d, size, range_text));
   if (bytes) {
     if (partial) {
       res.set_body(std::string_view(*bytes).substr(d.offset, d.length));

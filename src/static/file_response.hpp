@@ -28,7 +28,7 @@ struct file_reply {
   std::string_view content_type;        ///< of the original file
   std::string_view content_encoding;    ///< "br", "gzip", "zstd" or "" for identity
   bool vary = false;                    ///< siblings or variants exist: caches must key on Accept-Encoding
-  std::string_view cache_control;       ///< "" sends none
+  std::string_view cache_control;       ///< a valid field value, appended as it is ("" sends none)
   const file_variant* coded = nullptr;  ///< a compressed variant of `representation`: its bytes and ETag go out
 };
 

@@ -12,6 +12,7 @@
 #include "static/variant_choice.hpp"
 
 #include "http/percent.hpp"
+#include "http/token.hpp"
 #include "response/error_pages.hpp"
 #include "response/redirect.hpp"
 
@@ -49,14 +50,18 @@ std::string_view concat(std::pmr::memory_resource& arena, std::string_view a, st
 }  // namespace
 
 static_files::impl::impl(std::string root_path, static_options o)
-    : options(std::move(o)), store(std::move(root_path), options) {}
+    : options(std::move(o)), store(std::move(root_path), options), cache_control_(check(options)) {}
+
+static_files::impl::checked_cache_control static_files::impl::check(const static_options& o) noexcept {
+  const auto valid = [](const std::string& v) { return detail::is_field_value(v) ? std::string_view(v) : ""; };
+  return {valid(o.cache_control), valid(o.immutable_cache_control), valid(o.stale_hash_cache_control)};
+}
 
 std::string_view static_files::impl::cache_control_for(const request& req, const lookup_result& file) {
   const auto wanted = query_param(req.query_string(), "_hash");
-  if (!wanted) return options.cache_control;
+  if (!wanted) return cache_control_.normal;
   const auto digest = store.hash_of(file.entry, *file.counters);
-  return digest && *wanted == detail::to_view(*digest) ? options.immutable_cache_control
-                                                       : options.stale_hash_cache_control;
+  return digest && *wanted == detail::to_view(*digest) ? cache_control_.immutable : cache_control_.stale_hash;
 }
 
 response static_files::impl::serve(const request& req, std::string_view relative, const lookup_result& file) {

@@ -29,6 +29,16 @@ class static_files::impl {
   using lookup_result = detail::file_store::lookup_result;
 
   std::string_view cache_control_for(const request& req, const lookup_result& file);
+  // The Cache-Control options, the only fields of a file response a user
+  // writes: checked once here (an invalid one is left out, empty), so file
+  // responses append every field as it is.
+  struct checked_cache_control {
+    std::string_view normal;
+    std::string_view immutable;
+    std::string_view stale_hash;
+  };
+  static checked_cache_control check(const static_options& o) noexcept;
+  const checked_cache_control cache_control_;
   response serve(const request& req, std::string_view relative, const lookup_result& file);
   response serve_index(const request& req, std::string_view directory);
   response redirect_to_directory(const request& req, std::string_view relative);

@@ -581,6 +581,25 @@ TEST_F(StaticFiles, StaticUrlCarriesTheContentHashComputedOncePerVersion) {
   EXPECT_EQ(files_->static_url("favicon.ico").substr(0, 26), "/static/favicon.ico?_hash=");
 }
 
+// The Cache-Control options are checked once, when the responder is built: a
+// value that could not be a field (a line break would split the head) is left
+// out of every response, and the others still go out.
+TEST_F(StaticFiles, AnInvalidCacheControlOptionIsLeftOut) {
+  stet::static_options o = quick_options();
+  o.cache_control = "no-cache\r\nSet-Cookie: a=b";
+  o.stale_hash_cache_control = "max-age=1\n";
+  start(o);
+  const auto r = fetch("app.css");
+  EXPECT_EQ(code(r), 200u);
+  EXPECT_FALSE(r.header("Cache-Control"));
+  EXPECT_FALSE(r.header("Set-Cookie"));
+  EXPECT_FALSE(fetch("app.css?_hash=0000000000000000").header("Cache-Control"));
+  const std::string url = files_->static_url("app.css");
+  EXPECT_EQ(fetch("app.css" + url.substr(url.find('?'))).header("Cache-Control"),
+            "public, max-age=31536000, immutable");
+  EXPECT_EQ(files_->options().cache_control, o.cache_control);  // the options stay as given
+}
+
 TEST_F(StaticFiles, LargeFilesAreHashedInTheBackground) {
   const std::string big = pattern_bytes(3 * 1024 * 1024, 9);
   tree_.write("site/big.bin", big);
