@@ -53,7 +53,10 @@ static_files::impl::impl(std::string root_path, static_options o)
     : options(std::move(o)), store(std::move(root_path), options), cache_control_(check(options)) {}
 
 static_files::impl::checked_cache_control static_files::impl::check(const static_options& o) noexcept {
-  const auto valid = [](const std::string& v) { return detail::is_field_value(v) ? std::string_view(v) : ""; };
+  const auto valid = [](std::string_view v) {
+    v = detail::trim_ows(v);  // as add_header() would
+    return detail::is_field_value(v) ? v : std::string_view();
+  };
   return {valid(o.cache_control), valid(o.immutable_cache_control), valid(o.stale_hash_cache_control)};
 }
 
