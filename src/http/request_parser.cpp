@@ -421,7 +421,6 @@ int request_parser::check_head() noexcept {
   connection_options connection;
   bool upgrade_field = false;
   framing_fields framing;
-  host_field_ = no_field;
   for (std::size_t i = 0; i < field_count_; ++i) {
     const std::string_view name = view(fields_[i].name);
     switch (name.size()) {

@@ -5,6 +5,7 @@
 
 #include <stet/compression.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,13 +74,13 @@ class output_room {
   std::size_t kept_ = 0;
 };
 
+/// The least room a library call is given: a call per few KiB at most.
+inline constexpr std::size_t min_room = 4096;
+
 /// Room to open for one more library call: what the input may need (`bound`),
 /// at least a few KiB, more as the string grows, so a long body takes few calls.
 constexpr std::size_t room_for(std::size_t bound, std::size_t produced_so_far) noexcept {
-  constexpr std::size_t floor = 4096;
-  const std::size_t grow = produced_so_far / 2;
-  const std::size_t want = bound > grow ? bound : grow;
-  return want > floor ? want : floor;
+  return std::max({bound, produced_so_far / 2, min_room});
 }
 
 /// Room to open for one more compressor call: a quarter of the worst case
@@ -89,10 +90,7 @@ constexpr std::size_t room_for(std::size_t bound, std::size_t produced_so_far) n
 /// the whole worst case (as room_for() would) costs a pass over memory four
 /// times the size of the output; a body that needs more takes another call.
 constexpr std::size_t coded_room(std::size_t bound, std::size_t produced_so_far) noexcept {
-  constexpr std::size_t floor = 4096;
-  const std::size_t quarter = bound / 4;
-  const std::size_t want = quarter > produced_so_far ? quarter : produced_so_far;
-  return want > floor ? want : floor;
+  return std::max({bound / 4, produced_so_far, min_room});
 }
 
 }  // namespace stet::detail
