@@ -640,8 +640,15 @@ void connection::hand_over() {
   phase_ = phase::closed;
   worker::disarm(deadline_);
   owner_.handed_over(*this);
-  const std::string_view rest(x_->buffer.get() + x_->begin, x_->end - x_->begin);
-  start_websocket(owner_, std::move(stream_), peer_, *up, rest);
+  exchange& x = *x_;
+  read_ahead ahead;
+  if (x.begin < x.end) {
+    // The bytes travel in their buffer; the exchange, left without one, is
+    // freed rather than kept by the pool.
+    ahead = {std::move(x.buffer), x.capacity, x.begin, x.end};
+    x.capacity = 0;
+  }
+  start_websocket(owner_, std::move(stream_), peer_, *up, std::move(ahead));
   give_back_exchange();
 }
 

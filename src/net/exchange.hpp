@@ -77,7 +77,8 @@ class exchange_pool {
   /// queued), and no reset is needed, which keeps the per-request round trip
   /// to a few stores.
   void give_back_clean(std::unique_ptr<exchange>& from) noexcept {
-    // Freed here: beyond the spares kept, or grown for one large head.
+    // Freed here: beyond the spares kept, grown for one large head, or its
+    // buffer lent away (capacity 0: the bytes read ahead of an upgrade).
     if (count_ < retained_ && from->capacity == exchange::initial_buffer_bytes) {
       spares_[count_++] = from.release();
     } else {

@@ -4,6 +4,7 @@
 #include "net/worker.hpp"
 #include "websocket/upgrade.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
@@ -21,11 +22,11 @@ constexpr std::size_t gather_pieces = 64;
 }  // namespace
 
 void start_websocket(worker& w, std::unique_ptr<transport> stream, const endpoint& peer, websocket_upgrade& up,
-                     std::string_view already_read) {
+                     read_ahead ahead) {
   websocket_worker& ws = w.websockets();
   auto c = std::make_shared<websocket_connection>(ws, std::move(stream), peer, up);
   ws.adopt(c);
-  c->start(already_read);
+  c->start(std::move(ahead));
 }
 
 websocket_connection::websocket_connection(websocket_worker& owner, std::unique_ptr<transport> stream,
@@ -39,14 +40,16 @@ websocket_connection::websocket_connection(websocket_worker& owner, std::unique_
 // another thread that the stopped loop never ran.
 websocket_connection::~websocket_connection() { deadline_list::unlink(deadline_); }
 
-void websocket_connection::start(std::string_view already_read) {
+void websocket_connection::start(read_ahead ahead) {
   const std::shared_ptr<websocket_connection> self = shared_from_this();
   corked_ = true;
   open();
-  if (!already_read.empty() && !ended()) {
-    block_ = owner_.take_block();
-    std::memcpy(block_, already_read.data(), already_read.size());  // less than one HTTP read buffer
-    end_ = already_read.size();
+  if (ahead.buffer && ahead.begin < ahead.end && !ended()) {
+    lent_ = std::move(ahead.buffer);
+    block_ = lent_.get();
+    capacity_ = ahead.capacity;
+    begin_ = ahead.begin;
+    end_ = ahead.end;
   }
   corked_ = false;
   if (owner_.owner().draining()) drain();
@@ -77,16 +80,38 @@ std::span<char> websocket_connection::read_buffer(void* self, bool speculative) 
     } catch (...) {
       return {};  // out of memory: the read finds nowhere to go and fails
     }
+    c.capacity_ = ws::read_block_bytes;
     c.begin_ = c.end_ = 0;
   }
+  const std::size_t wanted = std::max(c.wanted_, min_read_bytes);
   if (c.begin_ == c.end_) {
     c.begin_ = c.end_ = 0;
-  } else if (ws::read_block_bytes - c.end_ < std::max(c.wanted_, min_read_bytes) && c.begin_ > 0) {
+  } else if (c.capacity_ - c.end_ < wanted && !c.move_into_block(wanted) && c.begin_ > 0) {
     std::memmove(c.block_, c.block_ + c.begin_, c.end_ - c.begin_);
     c.end_ -= c.begin_;
     c.begin_ = 0;
   }
-  return {c.block_ + c.end_, ws::read_block_bytes - c.end_};
+  return {c.block_ + c.end_, c.capacity_ - c.end_};
+}
+
+// A lent buffer is given up as soon as what is left of it, and what the
+// reader wants next, fit one of the worker's blocks: it may be far larger.
+bool websocket_connection::move_into_block(std::size_t wanted) noexcept {
+  const std::size_t left = end_ - begin_;
+  if (!lent_ || left + wanted > ws::read_block_bytes) return false;
+  char* block = nullptr;
+  try {
+    block = owner_.take_block();
+  } catch (...) {
+    return false;  // out of memory: keep reading into the lent buffer
+  }
+  std::memcpy(block, block_ + begin_, left);
+  lent_.reset();
+  block_ = block;
+  capacity_ = ws::read_block_bytes;
+  begin_ = 0;
+  end_ = left;
+  return true;
 }
 
 void websocket_connection::read_done(void* self, const boost::system::error_code& ec, std::size_t n) {
@@ -128,8 +153,13 @@ void websocket_connection::process_input() {
 
 void websocket_connection::release_block() noexcept {
   if (block_ == nullptr) return;
-  owner_.give_block(block_);
+  if (lent_) {
+    lent_.reset();
+  } else {
+    owner_.give_block(block_);
+  }
   block_ = nullptr;
+  capacity_ = ws::read_block_bytes;
   begin_ = end_ = 0;
 }
 

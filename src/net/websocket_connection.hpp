@@ -22,11 +22,22 @@ class websocket_worker;
 class websocket_mailbox;
 struct websocket_upgrade;
 
+/// Bytes the HTTP connection read past the upgrade request's head (the
+/// client's first frames): [begin, end) of `buffer`, which travels with them.
+/// They are never copied into a block of a fixed size: however large the
+/// connection's buffer grew (a streamed body before the upgrade, a long head),
+/// the session reads them where they lie.
+struct read_ahead {
+  std::unique_ptr<char[]> buffer;  ///< null when nothing was read ahead
+  std::size_t capacity = 0;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
 /// The hand-over: starts a WebSocket session on `w` (the calling thread is
-/// its) over `stream`, whose 101 has been written; `already_read` are the
-/// bytes read past the upgrade request's head (the client's first frames).
+/// its) over `stream`, whose 101 has been written, with the bytes read ahead.
 void start_websocket(worker& w, std::unique_ptr<transport> stream, const endpoint& peer, websocket_upgrade& up,
-                     std::string_view already_read);
+                     read_ahead ahead);
 
 class websocket_connection final : public ws::session,
                                    public deadline_target,
@@ -36,7 +47,7 @@ class websocket_connection final : public ws::session,
                        websocket_upgrade& up);
   ~websocket_connection() override;
 
-  void start(std::string_view already_read);
+  void start(read_ahead ahead);
   /// Writes what is queued, as far as the transport takes it now.
   void flush() noexcept;
   void on_timeout();
@@ -68,6 +79,7 @@ class websocket_connection final : public ws::session,
   void on_read(const boost::system::error_code& ec, std::size_t n);
   void process_input();
   void release_block() noexcept;
+  bool move_into_block(std::size_t wanted) noexcept;
   static void writable(void* self, const boost::system::error_code& ec, std::size_t);
   void finish_tcp();
   void release_transport() noexcept;
@@ -77,7 +89,12 @@ class websocket_connection final : public ws::session,
   std::shared_ptr<websocket_mailbox> mailbox_;
   deadline_hook deadline_;
 
-  char* block_ = nullptr;  // the read buffer, while bytes are unconsumed or a read is tried
+  // The read buffer, while bytes are unconsumed or a read is tried: one of
+  // the worker's blocks, or the buffer the bytes read ahead came in (lent_),
+  // kept only until what is left of them fits a block.
+  char* block_ = nullptr;
+  std::size_t capacity_ = ws::read_block_bytes;
+  std::unique_ptr<char[]> lent_;
   std::size_t begin_ = 0;  // [begin_, end_): read, not consumed
   std::size_t end_ = 0;
   std::size_t wanted_ = 0;

@@ -12,6 +12,10 @@ std::uint64_t total_allocations() noexcept;
 /// Allocations by the calling thread since it started.
 std::uint64_t thread_allocations() noexcept;
 
+/// Heap bytes allocated and not yet freed, by every thread (as the allocator
+/// rounds them: malloc_usable_size).
+std::int64_t live_bytes() noexcept;
+
 /// Counts the calling thread's allocations over a scope.
 class allocation_scope {
  public:

@@ -6,6 +6,7 @@
 #include "support/memory_server.hpp"
 #include "support/ws_frames.hpp"
 
+#include <stet/body.hpp>
 #include <stet/router.hpp>
 #include <stet/websocket.hpp>
 
@@ -168,6 +169,84 @@ TEST(WebsocketSession, APeerThatNeverReadsKeepsTheQueueBounded) {
   EXPECT_GE(server.seen.drains, 1);
   stream->feed_eof();
   server.run_ready();
+}
+
+// ------------------------------------------------------------- hand-over --
+// Whatever the connection read past the upgrade's head reaches the session
+// whole, however large its read buffer grew first: behind a streamed body
+// (head + 64 KiB) or a long head. Once a fixed 32 KiB copy overflowed.
+
+class counting_sink final : public stet::body_sink {
+ public:
+  stet::body_flow on_data(std::string_view piece) override {
+    bytes_ += piece.size();
+    return stet::body_flow::more;
+  }
+  stet::response on_end() override { return stet::response::text(std::to_string(bytes_)); }
+  void on_abort(std::error_code) noexcept override {}
+
+ private:
+  std::size_t bytes_ = 0;
+};
+
+stet::router handover_routes() {
+  stet::router r;
+  stet::route_options streamed;
+  streamed.stream_body = true;
+  r.put("/upload", streamed, [](stet::request&) { return stet::read_body(std::make_unique<counting_sink>()); });
+  r.websocket("/echo", stet::websocket_options{},
+              stet::websocket_handlers<>{
+                  .message = [](stet::websocket<>& ws, std::string_view m, stet::message_kind k) { ws.send(m, k); }});
+  return r;
+}
+
+// `count` numbered text frames of `size` bytes.
+std::string numbered_frames(int count, std::size_t size) {
+  std::string out;
+  for (int i = 0; i < count; ++i) out += client_frame(1, std::string(size, static_cast<char>('a' + i % 26)));
+  return out;
+}
+
+// How many of the numbered frames came back, in order, after the 101.
+int echoes_in(const std::string& wire, std::size_t size) {
+  const std::size_t at = wire.find("HTTP/1.1 101");
+  if (at == std::string::npos) return -1;
+  std::string frames = after_head(wire.substr(at));
+  int n = 0;
+  while (auto f = stet::test::take_frame(frames)) {
+    if (f->opcode != 1 || f->payload != std::string(size, static_cast<char>('a' + n % 26))) break;
+    ++n;
+  }
+  return n;
+}
+
+TEST(WebsocketHandover, FramesBehindAStreamedBodyReachTheSessionAtEverySplit) {
+  stet::test::memory_server server(handover_routes());
+  constexpr int count = 60;
+  constexpr std::size_t size = 1000;
+  const std::string head = "PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n";
+  const std::string rest = "body" + upgrade + numbered_frames(count, size);
+  for (std::size_t at = 0; at < rest.size(); at += 4999) {
+    std::vector<std::string> reads = {head, rest.substr(0, at), rest.substr(at)};
+    if (at == 0) reads.erase(reads.begin() + 1);
+    const std::string wire = server.exchange(reads);
+    ASSERT_NE(wire.find("HTTP/1.1 200"), std::string::npos) << "split at " << at;
+    ASSERT_EQ(echoes_in(wire, size), count) << "split at " << at;
+  }
+}
+
+TEST(WebsocketHandover, FramesBehindALongHeadReachTheSession) {
+  stet::server_options options;
+  options.max_header_bytes = 128 * 1024;
+  stet::test::memory_server server(handover_routes(), options);
+  constexpr int count = 60;
+  constexpr std::size_t size = 1000;
+  const std::string head = upgrade.substr(0, upgrade.size() - 2) + "X-Pad: " + std::string(70 * 1024, 'p') + "\r\n\r\n";
+  const std::string bytes = head + numbered_frames(count, size);
+  for (std::size_t at : {std::size_t{1}, head.size() - 1, head.size(), head.size() + 3, head.size() + 33 * 1024}) {
+    const std::string wire = server.exchange({bytes.substr(0, at), bytes.substr(at)});
+    ASSERT_EQ(echoes_in(wire, size), count) << "split at " << at;
+  }
 }
 
 }  // namespace
