@@ -91,6 +91,9 @@ struct static_stats {
   std::uint64_t variant_hits = 0;    ///< answers sent from a compressed variant already made
   std::uint64_t variant_misses = 0;  ///< compressed variants made (once per file version and coding)
   std::uint64_t variant_bytes = 0;   ///< bytes of compressed variants held now (part of bytes_cached)
+  /// Background jobs (a large file's hash, a larger file's compressed variant)
+  /// refused because their bounded queue was full; a later request asks again.
+  std::uint64_t background_refused = 0;
 };
 
 /// Serves the files below one root directory. One object is shared by every

@@ -31,6 +31,9 @@ void report_metrics(metrics& m, std::shared_ptr<const static_files> files) {
     out.push_back({"stet_static_not_modified_total", "304 answers.", "counter", "", d(s.not_modified)});
     out.push_back({"stet_static_partial_total", "206 answers.", "counter", "", d(s.partial)});
     out.push_back({"stet_static_refused_total", "Paths refused.", "counter", "", d(s.refused)});
+    out.push_back({"stet_static_background_refused_total",
+                   "Hashes and compressed variants not queued: the background queue was full.", "counter", "",
+                   d(s.background_refused)});
   });
 }
 

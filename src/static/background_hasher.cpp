@@ -17,17 +17,22 @@ background_hasher::~background_hasher() {
   if (thread_.joinable()) thread_.join();
 }
 
-void background_hasher::submit(std::shared_ptr<const file_entry> entry, std::atomic<std::uint64_t>& done) {
-  post([this, entry = std::move(entry), &done](const std::atomic<bool>&) { hash(*entry, done); });
+bool background_hasher::submit(std::shared_ptr<const file_entry> entry, std::atomic<std::uint64_t>& done) {
+  return post([this, entry = std::move(entry), &done](const std::atomic<bool>&) { hash(*entry, done); });
 }
 
-void background_hasher::post(job work) {
+bool background_hasher::post(job work) {
   {
     const std::lock_guard lock(mutex_);
+    if (queue_.size() >= max_queued_jobs) {
+      refused_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
     queue_.push_back(std::move(work));
     if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
   }
   wake_.notify_one();
+  return true;
 }
 
 void background_hasher::run() noexcept {

@@ -243,7 +243,10 @@ std::optional<content_digest> file_store::hash_of(const std::shared_ptr<const fi
   if (!entry->hash_queued) {
     entry->hash_queued = true;
     lock.unlock();
-    hasher.submit(entry, counters.hashes);
+    if (!hasher.submit(entry, counters.hashes)) {
+      lock.lock();
+      entry->hash_queued = false;  // the queue was full: a later request asks again
+    }
   }
   return std::nullopt;
 }

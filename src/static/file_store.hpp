@@ -65,7 +65,10 @@ class file_store {
   bool directory_below_root(std::string_view relative);
   /// Counts a request refused before lookup (a malformed path).
   void count_refused(std::string_view raw_relative_path) noexcept;
-  void add_counters(static_stats& s) const noexcept { cache.add_counters(s); }
+  void add_counters(static_stats& s) const noexcept {
+    cache.add_counters(s);
+    s.background_refused = hasher.refused();
+  }
 
   detail::root_dir root;
   detail::file_cache cache;

@@ -35,16 +35,21 @@ const file_variant* file_store::variant(std::string_view relative, const std::sh
     return entry->variants[slot_of(c)].get();
   }
   lock.unlock();
-  hasher.post([this, path = std::string(relative), entry, c, &counters](const std::atomic<bool>& stop) {
-    if (stop.load(std::memory_order_relaxed)) return;
-    // Without the entry's lock: workers asking meanwhile must not wait for
-    // this. The tried bit makes this job the slot's only writer.
-    try {
-      make_variant(file_cache::make_key(path), *entry, c, counters);
-    } catch (...) {
-      // Out of memory: the file is served as it is (the tried bit stays set).
-    }
-  });
+  const bool queued =
+      hasher.post([this, path = std::string(relative), entry, c, &counters](const std::atomic<bool>& stop) {
+        if (stop.load(std::memory_order_relaxed)) return;
+        // Without the entry's lock: workers asking meanwhile must not wait for
+        // this. The tried bit makes this job the slot's only writer.
+        try {
+          make_variant(file_cache::make_key(path), *entry, c, counters);
+        } catch (...) {
+          // Out of memory: the file is served as it is (the tried bit stays set).
+        }
+      });
+  if (!queued) {
+    lock.lock();
+    entry->variants_tried &= static_cast<std::uint8_t>(~bit);  // the queue was full: a later request asks again
+  }
   return nullptr;
 }
 
