@@ -8,9 +8,12 @@ max_backpressure) and a fresh client must still be served.
     fanout_test.py STET_SERVER [--only SCENARIO]
 """
 
+import json
 import selectors
+import signal
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -180,6 +183,7 @@ def close_during_flood(ctx):
     for t in writers:
         t.join(10)
     srv.assert_serving("after resets during a pending flood")
+    srv.assert_connections_close("after resets during a pending flood")
     # The sockets' queues go with them; allow the allocator its caches.
     h.wait_until(lambda: srv.rss() < baseline + 64 * h.MIB, "VmRSS to come back after the resets", 10)
     return f"VmRSS {baseline / h.MIB:.0f} -> {peak / h.MIB:.0f} -> {srv.rss() / h.MIB:.0f} MiB"
@@ -223,10 +227,100 @@ def leave_during_cross_worker_flood(ctx):
         if data == b"after the churn":
             break
         h.check(time.monotonic() < deadline, "the room lost its messages after the churn")
-    for ws in members[30:]:
+    for ws in members[30:] + [a, b]:
         ws.sock.close()
     srv.assert_serving("after members left a flooded room")
+    srv.assert_connections_close("after members left a flooded room")
+
+
+def sigterm_during_flood(ctx):
+    """--drain-timeout-ms 2000: SIGTERM while a room is flooded, 20 /ws/echo
+    sockets idle and an upload is half sent: the process exits 0 within the
+    drain timeout and a margin (10 s)."""
+    srv = ctx.server("--threads", 2, "--drain-delay-ms", 0, "--drain-timeout-ms", 2000,
+                     "--upload-dir", ctx.path(""))
+    room = "/ws/chat/stop"
+    members = [h.WebSocket.open(srv, room) for _ in range(20)]
+    idle = [h.WebSocket.open(srv) for _ in range(20)]
+    publisher = h.WebSocket.open(srv, room)
+    drain = Drain([publisher.sock] + [ws.sock for ws in members[:10]])
+    drain.start()
+    publisher.sock.setblocking(True)
+    flood = Publisher(publisher.sock, 0)
+    flood.start()
+    upload = srv.connect()
+    upload.sendall(h.build_request("PUT", "/upload/half", srv.host_header(), [("Content-Length", str(10 * h.MIB))]))
+    upload.sendall(b"u" * h.MIB)
+    time.sleep(1.0)
+    stopped = time.monotonic()
+    srv.signal(signal.SIGTERM)
+    try:
+        code = srv.proc.wait(10)
+    except subprocess.TimeoutExpired:
+        code = None
+    took = time.monotonic() - stopped
+    flood.stopping.set()
+    drain.stopping.set()
+    for ws in members + idle + [publisher]:
+        ws.sock.close()
+    upload.close()
+    flood.join(10)
+    drain.join(10)
+    h.check(code is not None, "stet-server did not exit within 10 s of SIGTERM (drain timeout 2 s)")
+    h.check(code == 0, f"stet-server exited with {srv.describe_exit()} after SIGTERM")
+    return f"exited 0 in {took:.1f} s"
+
+
+def status_page_during_churn(ctx):
+    """/-/status.json, /-/status and /-/metrics asked over and over while
+    WebSockets open, publish, close and reset on both workers: every answer
+    is 200 (and the JSON parses), the server survives, no connection leaks."""
+    srv = ctx.server("--threads", 2)
+    stop = threading.Event()
+    problems = []
+
+    def ask():
+        while not stop.is_set():
+            for path in ("/-/status.json", "/-/status", "/-/metrics"):
+                try:
+                    status, _, body = srv.request("GET", path)
+                    if status != 200:
+                        problems.append(f"{path}: {status}")
+                    elif path.endswith(".json"):
+                        json.loads(body)
+                except (OSError, h.Failure, ValueError) as e:
+                    problems.append(f"{path}: {type(e).__name__}: {e}")
+                    return
+
+    def churn(seed):
+        i = 0
+        while not stop.is_set():
+            i += 1
+            try:
+                ws = h.WebSocket.open(srv, f"/ws/chat/churn{i % 3}" if i % 2 else "/ws/echo")
+                ws.send(b"hello %d" % i, h.TEXT)
+                if (i + seed) % 3 == 0:
+                    ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    ws.sock.close()
+                else:
+                    ws.close()
+            except (OSError, h.Failure) as e:
+                problems.append(f"churn: {type(e).__name__}: {e}")
+                return
+    threads = [threading.Thread(target=ask, daemon=True)] + [
+        threading.Thread(target=churn, args=(n,), daemon=True) for n in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(3)
+    stop.set()
+    for t in threads:
+        t.join(15)
+    h.check(not problems, "; ".join(problems[:3]))
+    srv.assert_serving("after status pages during churn")
+    srv.assert_connections_close("after churn")
 
 
 if __name__ == "__main__":
-    sys.exit(h.run_group("fanout", [chat_fanout_flood, chat_fanout_flood_silent_members, close_during_flood, leave_during_cross_worker_flood]))
+    sys.exit(h.run_group("fanout", [chat_fanout_flood, chat_fanout_flood_silent_members, close_during_flood,
+                                    leave_during_cross_worker_flood, sigterm_during_flood,
+                                    status_page_during_churn]))

@@ -138,6 +138,28 @@ class Server:
         finally:
             s.close()
 
+    def metric(self, name):
+        """The value of an unlabelled metric of /-/metrics."""
+        status, _, body = self.request("GET", "/-/metrics")
+        check(status == 200, f"/-/metrics: {status}")
+        for line in body.decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+        raise Failure(f"/-/metrics has no {name}")
+
+    def assert_connections_close(self, what, seconds=5):
+        """Every connection of the test was let go: stet_connections_open comes
+        down to the one asking (a leaked connection keeps it up)."""
+        last = []
+
+        def down():
+            last.append(self.metric("stet_connections_open"))
+            return last[-1] <= 1
+        try:
+            wait_until(down, "stet_connections_open to come down to 1", seconds)
+        except Failure:
+            raise Failure(f"{what}: {last[-1]:.0f} connections still open after {seconds} s")
+
     def host_header(self, tls=False):
         return f"127.0.0.1:{self.tls_port if tls else self.port}"
 

@@ -170,7 +170,33 @@ def expect_continue_then_upgrade(ctx):
     srv.assert_serving("after an upgrade behind a 100-continue upload")
 
 
+def compressed_stream_unread(ctx):
+    """GET /stream of 10 million rows, gzip asked, never read; and 2,000
+    gzip answers of /report.json pipelined in one write, never read: the
+    server's memory stays within 64 MiB of where it was (back-pressure holds
+    through compression), and it serves others meanwhile."""
+    srv = ctx.server()
+    baseline = srv.rss()
+    stream = srv.connect()
+    stream.sendall(h.build_request("GET", "/stream?rows=10000000", srv.host_header(), [("Accept-Encoding", "gzip")]))
+    piped = srv.connect()
+    one = h.build_request("GET", "/report.json", srv.host_header(), [("Accept-Encoding", "gzip")])
+    try:
+        piped.sendall(one * 2000)
+    except OSError:
+        pass  # the server stopped reading: as it may
+    time.sleep(2.0)
+    grown = srv.rss() - baseline
+    srv.assert_serving("with unread compressed answers")
+    note = f"VmRSS {baseline / h.MIB:.0f} -> {(baseline + grown) / h.MIB:.0f} MiB with two unread connections"
+    h.check(grown < 64 * h.MIB, f"unread compressed answers pile up: {note}")
+    stream.close()
+    piped.close()
+    srv.assert_connections_close("after unread compressed answers")
+    return note
+
+
 if __name__ == "__main__":
     sys.exit(h.run_group("pipeline", [upload_then_upgrade, grown_buffer_then_upgrade, padded_upgrade_with_frames,
                                       pipelined_compression_then_upgrade, head_then_get,
-                                      expect_continue_then_upgrade]))
+                                      expect_continue_then_upgrade, compressed_stream_unread]))

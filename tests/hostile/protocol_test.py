@@ -102,6 +102,7 @@ def websocket_slowloris(ctx):
     for s in socks:
         s.close()
     h.check(not open_ones, f"{len(open_ones)} trickling upgrade requests still open after 6 s")
+    srv.assert_connections_close("after a WebSocket slowloris")
     return f"all closed in {time.monotonic() - started:.1f} s, slowest /healthz {slowest:.2f} s"
 
 

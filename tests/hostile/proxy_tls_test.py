@@ -137,6 +137,7 @@ def half_hellos_at_max_connections(ctx):
     finally:
         for s in held:
             s.close()
+    srv.assert_connections_close("after the half ClientHellos closed")
     return f"/healthz in {plain:.2f} s plain, {secure:.2f} s TLS"
 
 
@@ -163,6 +164,7 @@ def tls_upload_reset_mid_body(ctx):
         upload(s, srv.host_header(tls), f"cut-{i}", 8 * h.MIB, first=h.MIB + 17)
         s.close()
     srv.assert_serving("after uploads reset mid-body")
+    srv.assert_connections_close("after uploads reset mid-body")
     h.wait_until(lambda: not os.listdir(updir), "the upload directory to be empty", 5)
     s = srv.connect(tls=True)
     body = upload(s, srv.host_header(True), "whole", 3 * h.MIB)
