@@ -443,6 +443,11 @@ class Context:
     def path(self, name):
         return os.path.join(self.dir, name)
 
+    def certificate(self, name="tls"):
+        """(cert, key) made by scripts/self-signed-cert.sh (the group's argument)."""
+        check(self.args, "no self-signed-cert.sh given")
+        return make_cert(self.path(name), self.args[0])
+
     def server(self, *args, proxy_protocol=False):
         s = Server(self.binary, [str(a) for a in args], self.path(f"stet-{len(self.servers)}.log"),
                    proxy_protocol=proxy_protocol)

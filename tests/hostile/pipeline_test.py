@@ -5,7 +5,7 @@ keep-alive connection. Pipelining an upgrade behind other requests is legal
 HTTP/1.1 (RFC 9112 9.3.2), so every answer must come back in order, then the
 101, then an echo of every frame.
 
-    pipeline_test.py STET_SERVER [--only SCENARIO]
+    pipeline_test.py STET_SERVER SELF_SIGNED_CERT_SH [--only SCENARIO]
 """
 
 import gzip
@@ -30,17 +30,24 @@ def expect_echoes(ws, messages, what):
         h.check(data == m, f"{what}: message {i} came back as {len(data)} other bytes")
 
 
-def upload_then_upgrade(ctx):
+def tls_args(ctx, tls):
+    if not tls:
+        return []
+    cert, key = ctx.certificate()
+    return ["--tls-cert", cert, "--tls-key", key]
+
+
+def upload_then_upgrade(ctx, tls=False):
     """PUT /upload/x with Content-Length 4, a pause, then in ONE write the 4
     body bytes, a GET /ws/echo upgrade and ~60 KiB of frames."""
     updir = ctx.path("uploads")
     os.mkdir(updir)
-    srv = ctx.server("--upload-dir", updir)
-    s = srv.connect()
-    s.sendall(f"PUT /upload/x HTTP/1.1\r\nHost: {srv.host_header()}\r\nContent-Length: 4\r\n\r\n".encode())
+    srv = ctx.server("--upload-dir", updir, *tls_args(ctx, tls))
+    s = srv.connect(tls=tls)
+    s.sendall(f"PUT /upload/x HTTP/1.1\r\nHost: {srv.host_header(tls)}\r\nContent-Length: 4\r\n\r\n".encode())
     time.sleep(0.1)  # the head is parsed and the body sink waits for its bytes
     messages, frames = echo_frames()
-    s.sendall(b"body" + h.upgrade_request("/ws/echo", srv.host_header()) + frames)
+    s.sendall(b"body" + h.upgrade_request("/ws/echo", srv.host_header(tls)) + frames)
     reader = h.Reader(s)
     status, _, body = h.read_response(reader)
     h.check(status == 201, f"the upload: {status} {body[:200]!r}")
@@ -54,14 +61,19 @@ def upload_then_upgrade(ctx):
     srv.assert_serving("after an upgrade pipelined behind an upload")
 
 
-def grown_buffer_then_upgrade(ctx):
+def upload_then_upgrade_tls(ctx):
+    """The same over TLS (--tls-cert): the TLS transport's reads end the body."""
+    upload_then_upgrade(ctx, tls=True)
+
+
+def grown_buffer_then_upgrade(ctx, tls=False):
     """--max-header-bytes 131072: a request with a 70 KiB header (the read
     buffer grows past 32 KiB), then in the same write an upgrade and frames."""
-    srv = ctx.server("--max-header-bytes", 131072)
-    s = srv.connect()
-    padded = h.build_request("GET", "/plaintext", srv.host_header(), [("X-Pad", "p" * 70000)])
+    srv = ctx.server("--max-header-bytes", 131072, *tls_args(ctx, tls))
+    s = srv.connect(tls=tls)
+    padded = h.build_request("GET", "/plaintext", srv.host_header(tls), [("X-Pad", "p" * 70000)])
     messages, frames = echo_frames()
-    s.sendall(padded + h.upgrade_request("/ws/echo", srv.host_header()) + frames)
+    s.sendall(padded + h.upgrade_request("/ws/echo", srv.host_header(tls)) + frames)
     reader = h.Reader(s)
     status, _, body = h.read_response(reader)
     h.check(status == 200 and body == b"Hello, World!", f"the padded request: {status} {body[:200]!r}")
@@ -71,6 +83,11 @@ def grown_buffer_then_upgrade(ctx):
     expect_echoes(ws, messages, "frames behind a 70 KiB header")
     ws.close()
     srv.assert_serving("after an upgrade behind a grown read buffer")
+
+
+def grown_buffer_then_upgrade_tls(ctx):
+    """The same over TLS."""
+    grown_buffer_then_upgrade(ctx, tls=True)
 
 
 def padded_upgrade_with_frames(ctx):
@@ -197,6 +214,7 @@ def compressed_stream_unread(ctx):
 
 
 if __name__ == "__main__":
-    sys.exit(h.run_group("pipeline", [upload_then_upgrade, grown_buffer_then_upgrade, padded_upgrade_with_frames,
+    sys.exit(h.run_group("pipeline", [upload_then_upgrade, upload_then_upgrade_tls, grown_buffer_then_upgrade,
+                                      grown_buffer_then_upgrade_tls, padded_upgrade_with_frames,
                                       pipelined_compression_then_upgrade, head_then_get,
                                       expect_continue_then_upgrade, compressed_stream_unread]))

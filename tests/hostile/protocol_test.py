@@ -129,6 +129,44 @@ def upload_with_length_and_chunked(ctx):
     srv.assert_serving("after Content-Length with chunked")
 
 
+def decoded(headers, body):
+    encoding = headers.get("content-encoding", "identity")
+    if encoding == "gzip":
+        return gzip.decompress(body)
+    h.check(encoding == "identity", f"unexpected Content-Encoding {encoding}")
+    return body
+
+
+def static_range_meets_compression(ctx):
+    """A static file asked with Range, If-Range and If-None-Match beside
+    Accept-Encoding: a range is a slice of the representation it names (ETag
+    and Content-Encoding agree), an If-Range or If-None-Match with the gzip
+    representation's ETag never validates the identity one."""
+    srv = ctx.server()
+    path = "/static/app.css"
+    _, plain_headers, plain = srv.request("GET", path)
+    _, gzip_headers, gzipped = srv.request("GET", path, [("Accept-Encoding", "gzip")])
+    h.check(gzip_headers.get("content-encoding") == "gzip", f"{path} is not served gzip")
+    h.check(gzip.decompress(gzipped) == plain, "the gzip representation is not the file")
+    plain_tag, gzip_tag = plain_headers.get("etag"), gzip_headers.get("etag")
+    h.check(plain_tag and gzip_tag and plain_tag != gzip_tag, f"one ETag for two representations: {plain_tag}")
+    status, headers, body = srv.request("GET", path, [("Range", "bytes=0-9"), ("Accept-Encoding", "gzip")])
+    h.check(status == 206, f"Range with Accept-Encoding: {status}")
+    whole = gzipped if headers.get("content-encoding") == "gzip" else plain
+    tag = gzip_tag if headers.get("content-encoding") == "gzip" else plain_tag
+    h.check(body == whole[:10] and headers.get("content-range") == f"bytes 0-9/{len(whole)}",
+            f"206 of {headers.get('content-encoding', 'identity')}: {headers.get('content-range')} {body!r}")
+    h.check(headers.get("etag") == tag, f"a 206 of one representation with another's ETag {headers.get('etag')}")
+    status, headers, body = srv.request("GET", path, [("Range", "bytes=0-9"), ("If-Range", gzip_tag)])
+    h.check(status == 200 and decoded(headers, body) == plain,
+            f"If-Range with the gzip ETag, identity asked: {status} (a slice of the wrong representation?)")
+    status, headers, body = srv.request("GET", path, [("If-None-Match", gzip_tag)])
+    h.check(status == 200 and decoded(headers, body) == plain,
+            f"If-None-Match with the gzip ETag, identity asked: {status}")
+    srv.assert_serving("after ranges and compression")
+
+
 if __name__ == "__main__":
     sys.exit(h.run_group("protocol", [two_accept_encoding_lines, quoted_chunk_extension, websocket_origin,
-                                      websocket_slowloris, upload_with_length_and_chunked]))
+                                      websocket_slowloris, upload_with_length_and_chunked,
+                                      static_range_meets_compression]))

@@ -21,11 +21,6 @@ import hostile_lib as h
 V2_SIGNATURE = b"\r\n\r\n\x00\r\nQUIT\n"
 
 
-def certificate(ctx, name="tls"):
-    h.check(ctx.args, "no self-signed-cert.sh given")
-    return h.make_cert(ctx.path(name), ctx.args[0])
-
-
 def cpu_while_idle(srv, seconds=2.0):
     """The server's CPU seconds over `seconds` of wall time."""
     before = srv.cpu_seconds()
@@ -72,7 +67,7 @@ def proxy_protocol_in_front_of_tls(ctx):
     """--proxy-protocol with --tls-cert: a PROXY header then a TLS handshake on
     the TLS port is served (and the header's address believed); a TLS client
     without the header is refused."""
-    cert, key = certificate(ctx)
+    cert, key = ctx.certificate()
     srv = ctx.server("--proxy-protocol", "--tls-cert", cert, "--tls-key", key, proxy_protocol=True)
     problems = []
     try:
@@ -114,7 +109,7 @@ def half_hellos_at_max_connections(ctx):
     """--max-connections 200 with TLS: 300 connections each sending half a
     ClientHello; a new plain client and a new TLS client must each be served
     within 5 s (the timeouts being 30 s)."""
-    cert, key = certificate(ctx)
+    cert, key = ctx.certificate()
     # Long timeouts: the newcomers must get in by eviction, not by the half
     # ClientHellos timing out.
     srv = ctx.server("--max-connections", 200, "--tls-cert", cert, "--tls-key", key, "--first-byte-timeout-ms",
@@ -152,7 +147,7 @@ def upload(sock, host, name, size, first=None):
 def tls_upload_reset_mid_body(ctx):
     """20 TLS uploads (and 20 plain ones) reset mid-body: nothing is left in
     the upload directory, the server serves, and a whole upload still works."""
-    cert, key = certificate(ctx)
+    cert, key = ctx.certificate()
     updir = ctx.path("uploads")
     os.mkdir(updir)
     srv = ctx.server("--upload-dir", updir, "--tls-cert", cert, "--tls-key", key)
@@ -178,7 +173,7 @@ def sighup_reload_under_upload(ctx):
     """A TLS upload half sent, new certificate files, SIGHUP, the rest sent:
     the upload completes (201, same bytes), and new clients see the new
     certificate."""
-    cert, key = certificate(ctx)
+    cert, key = ctx.certificate()
     updir = ctx.path("uploads")
     os.mkdir(updir)
     srv = ctx.server("--upload-dir", updir, "--tls-cert", cert, "--tls-key", key)
@@ -186,7 +181,7 @@ def sighup_reload_under_upload(ctx):
     old_der = s.getpeercert(binary_form=True)
     size = 4 * h.MIB
     body = upload(s, srv.host_header(True), "during-reload", size, first=size // 2)
-    new_cert, new_key = certificate(ctx, "tls-new")
+    new_cert, new_key = ctx.certificate("tls-new")
     os.replace(new_cert, cert)
     os.replace(new_key, key)
     srv.signal(signal.SIGHUP)

@@ -4,7 +4,7 @@ keeps: many sockets idle after one big compressed message, compressed
 fragments left open, and the largest message allowed sent as one frame and as
 fragments (the two must be treated alike).
 
-    wsmem_test.py STET_SERVER [--only SCENARIO]
+    wsmem_test.py STET_SERVER SELF_SIGNED_CERT_SH [--only SCENARIO]
 """
 
 import os
@@ -134,6 +134,75 @@ def big_message_one_frame_vs_fragments(ctx):
     return note
 
 
+def tls_fragments_with_pings(ctx):
+    """Over TLS: a 4 MiB message compressed and cut in 64 KiB fragments with a
+    ping between every two (control frames may come mid-message): a pong for
+    each ping, in order, then the whole message back."""
+    cert, key = ctx.certificate()
+    srv = ctx.server("--tls-cert", cert, "--tls-key", key)
+    ws = h.WebSocket.open(srv, deflate=True, tls=True)
+    data = big_text(2 * h.MIB) + os.urandom(2 * h.MIB)
+    payload = h.deflate_message(data)
+    pieces = [payload[i:i + 65536] for i in range(0, len(payload), 65536)]
+    out = b""
+    for i, piece in enumerate(pieces):
+        out += h.frame(h.BINARY if i == 0 else 0, piece, fin=i == len(pieces) - 1, rsv1=i == 0)
+        if i % 2 == 0 and i < len(pieces) - 1:  # mid-message only (message_behind_backpressure: after it)
+            out += h.frame(h.PING, b"ping %d" % i)
+    ws.sock.sendall(out)
+    pongs = []
+    while True:
+        fin, rsv1, opcode, body = ws.read_frame()
+        if opcode == h.PONG:
+            pongs.append(body)
+            continue
+        h.check(opcode == h.BINARY, f"got opcode {opcode} ({body[:60]!r}) before the echo")
+        parts = [body]
+        while not fin:
+            fin, _, op, body = ws.read_frame()
+            if op == h.PONG:
+                pongs.append(body)
+                continue
+            parts.append(body)
+        echoed = h.inflate_message(b"".join(parts)) if rsv1 else b"".join(parts)
+        break
+    h.check(echoed == data, f"the echo is {len(echoed)} other bytes")
+    expected = [b"ping %d" % i for i in range(0, len(pieces) - 1, 2)]
+    while len(pongs) < len(expected):
+        fin, _, opcode, body = ws.read_frame()
+        h.check(opcode == h.PONG, f"opcode {opcode} where a pong was due")
+        pongs.append(body)
+    h.check(pongs == expected, f"pongs {pongs[:3]}... do not answer the pings {expected[:3]}...")
+    ws.close()
+    srv.assert_serving("after fragments with pings over TLS", tls=True)
+
+
+def message_behind_backpressure(ctx):
+    """One write: a 2 MiB message (its echo alone is over the 1 MiB send
+    queue limit, so the socket stops reading), a small message and a ping
+    right behind it. Once the client has read the big echo, the bytes
+    already received must be handled: the small echo and the pong come."""
+    srv = ctx.server()
+    for deflate in (False, True):
+        ws = h.WebSocket.open(srv, deflate=deflate)
+        big = os.urandom(2 * h.MIB)
+        ws.sock.sendall(h.frame(h.BINARY, big) + h.frame(h.TEXT, b"right behind") + h.frame(h.PING, b"still there?"))
+        opcode, echoed = ws.read_message()
+        h.check(opcode == h.BINARY and echoed == big, f"the 2 MiB echo: opcode {opcode}, {len(echoed)} bytes")
+        ws.sock.settimeout(5)
+        try:
+            frames = [ws.read_frame() for _ in range(2)]
+        except TimeoutError:
+            raise h.Failure(f"{'compressed' if deflate else 'plain'}: the message and ping behind a 2 MiB one "
+                            f"were never handled (nothing in 5 s)")
+        got = [(op, h.inflate_message(body) if rsv1 else body) for _, rsv1, op, body in frames]
+        h.check(got == [(h.TEXT, b"right behind"), (h.PONG, b"still there?")],
+                f"behind a 2 MiB message: {got}")
+        ws.close()
+    srv.assert_serving("after messages behind back-pressure")
+
+
 if __name__ == "__main__":
     sys.exit(h.run_group("wsmem", [idle_after_big_message, open_compressed_fragment,
-                                   big_message_one_frame_vs_fragments]))
+                                   big_message_one_frame_vs_fragments, tls_fragments_with_pings,
+                                   message_behind_backpressure]))
