@@ -138,27 +138,30 @@ class Server:
         finally:
             s.close()
 
-    def metric(self, name):
-        """The value of an unlabelled metric of /-/metrics."""
+    def metric(self, name, missing=None):
+        """The value of an unlabelled metric of /-/metrics (`missing` when absent, if given)."""
         status, _, body = self.request("GET", "/-/metrics")
         check(status == 200, f"/-/metrics: {status}")
         for line in body.decode().splitlines():
             if line.startswith(name + " "):
                 return float(line.split()[1])
-        raise Failure(f"/-/metrics has no {name}")
+        check(missing is not None, f"/-/metrics has no {name}")
+        return missing
 
     def assert_connections_close(self, what, seconds=5):
         """Every connection of the test was let go: stet_connections_open comes
-        down to the one asking (a leaked connection keeps it up)."""
+        down to the one asking and stet_websockets_open to 0 (a leaked
+        connection keeps them up)."""
         last = []
 
         def down():
-            last.append(self.metric("stet_connections_open"))
-            return last[-1] <= 1
+            last.append((self.metric("stet_connections_open"), self.metric("stet_websockets_open", missing=0)))
+            return last[-1][0] <= 1 and last[-1][1] == 0
         try:
-            wait_until(down, "stet_connections_open to come down to 1", seconds)
+            wait_until(down, "the open connections to come down", seconds)
         except Failure:
-            raise Failure(f"{what}: {last[-1]:.0f} connections still open after {seconds} s")
+            raise Failure(f"{what}: {last[-1][0] - 1:.0f} connections and {last[-1][1]:.0f} WebSockets still "
+                          f"open {seconds} s after the clients closed")
 
     def host_header(self, tls=False):
         return f"127.0.0.1:{self.tls_port if tls else self.port}"
