@@ -67,6 +67,47 @@ def websocket_origin(ctx):
     srv.assert_serving("after upgrades with origins")
 
 
+def upgrade_shapes(ctx):
+    """Upgrade requests in odd shapes, each followed at once by a frame:
+    HTTP/1.0, two keys, POST, HEAD are refused (no 101); with a body
+    (Content-Length or chunked) either refused or the body is skipped, never
+    taken for frames: the frame behind it is echoed."""
+    srv = ctx.server()
+    host = srv.host_header()
+    up = h.upgrade_request("/ws/echo", host)
+    refused = {
+        "HTTP/1.0": up.replace(b"HTTP/1.1", b"HTTP/1.0"),
+        "two Sec-WebSocket-Key": h.upgrade_request("/ws/echo", host,
+                                                   [("Sec-WebSocket-Key", "AQIDBAUGBwgJCgsMDQ4PEA==")]),
+        "POST": up.replace(b"GET ", b"POST ", 1),
+        "HEAD": up.replace(b"GET ", b"HEAD ", 1),
+    }
+    with_body = {
+        "Content-Length body": h.upgrade_request("/ws/echo", host, [("Content-Length", "5")]) + b"hello",
+        "chunked body": h.upgrade_request("/ws/echo", host, [("Transfer-Encoding", "chunked")]) +
+        b"5\r\nhello\r\n0\r\n\r\n",
+    }
+    wrong = []
+    for name, request in list(refused.items()) + list(with_body.items()):
+        s = srv.connect()
+        s.sendall(request + h.frame(h.TEXT, b"frame after"))
+        reader = h.Reader(s)
+        status, _, _ = h.read_response(reader, head=name == "HEAD")
+        if status == 101 and name in refused:
+            wrong.append(f"{name}: 101")
+        elif status == 101:
+            s.settimeout(5)
+            try:
+                got = h.WebSocket(s, reader).read_message()
+            except (OSError, h.Failure) as e:
+                got = (None, f"{type(e).__name__}: {e}".encode())
+            if got != (h.TEXT, b"frame after"):
+                wrong.append(f"{name}: 101, then {got[0]} {got[1][:60]!r} instead of the echo")
+        s.close()
+    h.check(not wrong, "; ".join(wrong))
+    srv.assert_serving("after odd upgrades")
+
+
 def websocket_slowloris(ctx):
     """--header-timeout-ms 1000: 100 upgrade requests to /ws/echo trickled a
     byte at a time are all closed within 6 s, and /healthz is served meanwhile."""
@@ -168,5 +209,5 @@ def static_range_meets_compression(ctx):
 
 if __name__ == "__main__":
     sys.exit(h.run_group("protocol", [two_accept_encoding_lines, quoted_chunk_extension, websocket_origin,
-                                      websocket_slowloris, upload_with_length_and_chunked,
+                                      upgrade_shapes, websocket_slowloris, upload_with_length_and_chunked,
                                       static_range_meets_compression]))

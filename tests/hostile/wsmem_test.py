@@ -49,7 +49,8 @@ def idle_after_big_message(ctx):
     time.sleep(0.5)
     grown = srv.rss() - baseline
     note = (f"{CONNECTIONS} idle sockets after a 15 MiB message ({len(payload)} bytes compressed): VmRSS "
-            f"{baseline / h.MIB:.0f} -> {(baseline + grown) / h.MIB:.0f} MiB, {grown / CONNECTIONS / 1024:.0f} KiB each")
+            f"{baseline / h.MIB:.0f} -> {(baseline + grown) / h.MIB:.0f} MiB, "
+            f"{grown / CONNECTIONS / 1024:.0f} KiB each")
     h.check(grown < CONNECTIONS * PER_CONNECTION_LIMIT, f"each idle socket keeps too much: {note}")
     srv.assert_serving("with idle sockets after big messages")
     for ws in idle:
