@@ -118,6 +118,21 @@ class Server:
             fields = f.read().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime (fields 14, 15)
 
+    def busy_seconds(self):
+        """Time the process's threads were running or ready to run (on a CPU
+        or in the run queue: /proc/PID/task/*/schedstat). A spinning thread
+        counts all of wall time even on a loaded machine, where its CPU time
+        alone would be only its share; a waiting thread counts nearly none."""
+        total = 0
+        for task in os.listdir(f"/proc/{self.pid}/task"):
+            try:
+                with open(f"/proc/{self.pid}/task/{task}/schedstat") as f:
+                    run_ns, wait_ns, _ = f.read().split()
+                total += int(run_ns) + int(wait_ns)
+            except (FileNotFoundError, ProcessLookupError):
+                pass  # a thread that ended meanwhile
+        return total / 1e9
+
     def connect(self, tls=False, timeout=10, proxy_header=None):
         """A fresh connection; with --proxy-protocol a PROXY v1 header is sent first."""
         s = socket.create_connection(("127.0.0.1", self.tls_port if tls else self.port), timeout=timeout)
