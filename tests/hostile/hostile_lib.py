@@ -467,8 +467,10 @@ class Context:
         return make_cert(self.path(name), self.args[0])
 
     def server(self, *args, proxy_protocol=False):
-        s = Server(self.binary, [str(a) for a in args], self.path(f"stet-{len(self.servers)}.log"),
-                   proxy_protocol=proxy_protocol)
+        args = [str(a) for a in args]
+        if "--upload-dir" not in args:  # not the server's private one in /tmp, which a crash would leave behind
+            args += ["--upload-dir", tempfile.mkdtemp(prefix="uploads-", dir=self.dir)]
+        s = Server(self.binary, args, self.path(f"stet-{len(self.servers)}.log"), proxy_protocol=proxy_protocol)
         self.servers.append(s)
         return s
 
