@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -67,12 +68,16 @@ stet::response upload_failure(const stet::upload_error& e) {
 
 // Commits under `wanted`, or `wanted-1`, `wanted-2`, ... when taken: an
 // upload never replaces another one's file.
+std::atomic<std::uint64_t> name_attempts{0};
+
 stet::upload_commit_result commit_unique(stet::upload_file& file, const std::string& wanted) {
+  name_attempts.fetch_add(1, std::memory_order_relaxed);
   stet::upload_commit_result r = file.commit(wanted);
   const std::size_t dot = wanted.rfind('.');
   const std::string stem = dot == std::string::npos || dot == 0 ? wanted : wanted.substr(0, dot);
   const std::string extension = stem.size() == wanted.size() ? std::string() : wanted.substr(dot);
   for (int n = 1; !r && r.error.code == std::errc::file_exists && n < 1000; ++n) {
+    name_attempts.fetch_add(1, std::memory_order_relaxed);
     r = file.commit(stet::sanitize_filename(fmt::format("{}-{}{}", stem, n, extension)));
   }
   return r;
@@ -232,6 +237,8 @@ void add_upload_routes(stet::router& routes, const upload_config& config) {
     return stet::read_body(std::move(sink));
   });
 }
+
+std::uint64_t upload_name_attempts() noexcept { return name_attempts.load(std::memory_order_relaxed); }
 
 upload_dir_result prepare_upload_dir(const std::string& given) {
   if (given.empty()) {

@@ -5,6 +5,7 @@
 #include <stet/router.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace stet_server {
@@ -13,9 +14,16 @@ struct upload_config {
   std::string directory;  // exists and is writable (checked at start)
   std::uint64_t max_bytes = std::uint64_t{8} << 30;
   bool digest = true;  // --no-upload-digest: no SHA-256, "sha256": null in the answers
+  // Told why an upload failed, server paths included (the client is told
+  // neither); empty: a line on stderr.
+  std::function<void(const std::string&)> log;
 };
 
 void add_upload_routes(stet::router& routes, const upload_config& config);
+
+/// Attempts to give an upload its final name (one link or rename each), since
+/// the process started: what choosing unique names costs, for tests.
+std::uint64_t upload_name_attempts() noexcept;
 
 /// The directory uploads go to: `given`, checked to be a writable directory,
 /// or a new private one under $TMPDIR (removed at exit: remove_upload_dir()). Empty `error` on success.
