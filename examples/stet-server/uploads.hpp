@@ -14,12 +14,13 @@ struct upload_config {
   std::string directory;  // exists and is writable (checked at start)
   std::uint64_t max_bytes = std::uint64_t{8} << 30;
   bool digest = true;  // --no-upload-digest: no SHA-256, "sha256": null in the answers
-  // Told why an upload failed, server paths included (the client is told
-  // neither); empty: a line on stderr.
-  std::function<void(const std::string&)> log;
 };
 
-void add_upload_routes(stet::router& routes, const upload_config& config);
+/// Told why an upload failed, with the server's paths (the client is told
+/// what failed, never where). Empty: a line on stderr.
+using upload_log = std::function<void(const std::string&)>;
+
+void add_upload_routes(stet::router& routes, const upload_config& config, upload_log log = {});
 
 /// Attempts to give an upload its final name (one link or rename each), since
 /// the process started: what choosing unique names costs, for tests.

@@ -49,12 +49,10 @@ class Uploads : public ::testing::Test {
 
   stet::router routes(bool digest) {
     stet::router r;
-    stet_server::upload_config config{dir_, 1 << 20, digest};
-    config.log = [log = log_](const std::string& line) {
+    stet_server::add_upload_routes(r, {dir_, 1 << 20, digest}, [log = log_](const std::string& line) {
       std::lock_guard lock(log->mutex);
       log->lines.push_back(line);
-    };
-    stet_server::add_upload_routes(r, config);
+    });
     return r;
   }
 
