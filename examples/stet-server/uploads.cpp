@@ -57,10 +57,10 @@ class text_digest {
 
 struct part_summary {
   std::string name;
-  std::optional<std::string> filename;  // as stored (sanitised, made unique)
+  std::optional<std::string> filename;  // as sent, sanitised (stored as staged_files::final_name())
   std::uint64_t size = 0;
   std::string sha256;
-  std::optional<std::size_t> staged;  // the file's index in the request's staged_files
+  std::optional<std::size_t> staged;  // a stored file's index in the request's staged_files
 };
 
 // What a request's sink needs of the routes' settings, shared by all.
