@@ -7,10 +7,15 @@
 #include <fmt/core.h>
 #include <openssl/evp.h>
 
+#include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -52,38 +57,195 @@ class text_digest {
 
 struct part_summary {
   std::string name;
-  std::optional<std::string> filename;  // as stored (sanitised, made unique)
+  std::optional<std::string> filename;  // as sent, sanitised (stored as staged_files::final_name())
   std::uint64_t size = 0;
   std::string sha256;
+  std::optional<std::size_t> staged;  // a stored file's index in the request's staged_files
 };
+
+// What a request's sink needs of the routes' settings, shared by all.
+struct upload_settings {
+  upload_config config;
+  upload_log log;
+};
+using shared_settings = std::shared_ptr<const upload_settings>;
 
 stet::response failure(stet::status s, std::string_view why) {
   return stet::response::json(s, [why](stet::json::writer& w) { w.begin_object().member("error", why).end_object(); });
 }
 
-stet::response upload_failure(const stet::upload_error& e) {
-  return failure(stet::status::internal_server_error, e.message());
+// The log learns the path; the client only what failed, never where: a
+// server path tells an attacker about the machine and helps no client.
+stet::response upload_failure(const upload_settings& settings, const stet::upload_error& e) {
+  const std::string line = "upload: " + e.message();
+  if (settings.log) {
+    settings.log(line);
+  } else {
+    std::fprintf(stderr, "stet-server: %s\n", line.c_str());
+  }
+  return failure(stet::status::internal_server_error,
+                 fmt::format("the upload could not be stored ({}: {})", e.operation, e.code.message()));
 }
 
-// Commits under `wanted`, or `wanted-1`, `wanted-2`, ... when taken: an
-// upload never replaces another one's file.
-stet::upload_commit_result commit_unique(stet::upload_file& file, const std::string& wanted) {
-  stet::upload_commit_result r = file.commit(wanted);
-  const std::size_t dot = wanted.rfind('.');
-  const std::string stem = dot == std::string::npos || dot == 0 ? wanted : wanted.substr(0, dot);
-  const std::string extension = stem.size() == wanted.size() ? std::string() : wanted.substr(dot);
-  for (int n = 1; !r && r.error.code == std::errc::file_exists && n < 1000; ++n) {
-    r = file.commit(stet::sanitize_filename(fmt::format("{}-{}{}", stem, n, extension)));
+std::atomic<std::uint64_t> name_attempts{0};
+
+constexpr std::size_t max_name_bytes = 255;      // NAME_MAX
+constexpr std::size_t max_extension_bytes = 16;  // as sanitize_filename() keeps
+// Random names are retried when taken; with 2^32 suffixes (2^64 staging
+// names) a second miss in a row is already unlikely with millions of copies
+// of one name, so this bound is never the reason for a 500.
+constexpr int max_name_tries = 16;
+
+// Hex digits from getrandom(2) (a CSPRNG: a client cannot predict, and so
+// cannot take ahead of time, the names its uploads will get).
+std::string random_hex(std::size_t digits) {
+  std::uint64_t r = 0;
+  if (::getrandom(&r, sizeof r, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof r)) {
+    // Only unpredictability is lost: a taken name is still refused and retried.
+    static std::atomic<std::uint64_t> counter{0};
+    r = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+        (counter.fetch_add(1, std::memory_order_relaxed) * 0x9e3779b97f4a7c15u);
   }
-  return r;
+  return fmt::format("{:016x}", r).substr(0, digits);
 }
+
+// `wanted` with `suffix` before its extension, at most 255 bytes: the stem is
+// shortened (by sanitize_filename(), at a UTF-8 character boundary, keeping an
+// extension of up to 16 bytes), never the suffix, which a cut would turn back
+// into a taken name.
+std::string with_suffix(const std::string& wanted, std::string_view suffix) {
+  const std::string base = stet::sanitize_filename(wanted, wanted, max_name_bytes - suffix.size());
+  const std::size_t dot = base.rfind('.');
+  const std::size_t split =
+      dot != std::string::npos && dot > 0 && base.size() - dot <= max_extension_bytes ? dot : base.size();
+  return fmt::format("{}{}{}", std::string_view(base).substr(0, split), suffix, std::string_view(base).substr(split));
+}
+
+// renameat2(RENAME_NOREPLACE): the name is taken atomically or refused with
+// EEXIST, never replaced, whoever races for it. Where the filesystem lacks
+// the flag, link (which refuses a taken name too), then unlink. 0 or an errno.
+int rename_noreplace(int dir_fd, const std::string& from, const std::string& to) noexcept {
+  if (::renameat2(dir_fd, from.c_str(), dir_fd, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS) return errno;
+  if (::linkat(dir_fd, from.c_str(), dir_fd, to.c_str(), 0) != 0) return errno;
+  ::unlinkat(dir_fd, from.c_str(), 0);
+  return 0;
+}
+
+// One request's files, all or nothing. Each is linked under a hidden
+// `.stet-upload-<16 hex>` name as its part ends (holding a descriptor per
+// part instead would cap a request's parts at the process's descriptor
+// limit), and gets its final name only once the whole request succeeded.
+// Otherwise, and when the request is dropped (the client gone, a limit, a
+// malformed body), every file is removed. A crash can leave hidden names
+// behind, as upload_file's named fallback can.
+class staged_files {
+ public:
+  explicit staged_files(std::string directory) : directory_(std::move(directory)) {}
+  staged_files(const staged_files&) = delete;
+  staged_files& operator=(const staged_files&) = delete;
+  ~staged_files() {
+    discard();
+    if (dir_fd_ >= 0) ::close(dir_fd_);
+  }
+
+  // Links `file` under a hidden name for `wanted` (a sanitised name); its
+  // index in this set is size() - 1 afterwards.
+  stet::upload_commit_result stage(stet::upload_file& file, std::string wanted) {
+    if (stet::upload_error e = open_directory()) return {{}, std::move(e)};
+    stet::upload_commit_result r;
+    for (int attempt = 0; attempt < max_name_tries; ++attempt) {
+      const std::string hidden = ".stet-upload-" + random_hex(16);
+      r = file.commit(hidden);
+      if (r) {
+        struct stat st {};
+        const ino_t ino = ::fstatat(dir_fd_, hidden.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_ino : 0;
+        files_.push_back({hidden, std::move(wanted), {}, ino});
+        return r;
+      }
+      if (r.error.code != std::errc::file_exists) break;
+    }
+    return r;
+  }
+
+  std::size_t size() const noexcept { return files_.size(); }
+  const std::string& final_name(std::size_t i) const noexcept { return files_[i].final_name; }
+
+  // Gives every file its final name: the wanted one, or when that is taken
+  // the wanted one with `-<8 hex>` before the extension. On a failure the
+  // files named so far lose their names again and all are removed.
+  stet::upload_error place_all() {
+    for (staged& f : files_) {
+      if (stet::upload_error e = place(f)) {
+        roll_back();
+        return e;
+      }
+    }
+    return {};
+  }
+
+  // Removes the files not (yet) given their final names.
+  void discard() noexcept {
+    for (const staged& f : files_) {
+      if (f.final_name.empty()) ::unlinkat(dir_fd_, f.hidden.c_str(), 0);
+    }
+    files_.clear();
+  }
+
+ private:
+  // Removes every file, named ones too while their name still holds this
+  // request's file (another upload may have replaced it since: PUT does).
+  void roll_back() noexcept {
+    for (staged& f : files_) {
+      struct stat st {};
+      if (!f.final_name.empty() && ::fstatat(dir_fd_, f.final_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+          st.st_ino == f.ino) {
+        ::unlinkat(dir_fd_, f.final_name.c_str(), 0);
+      }
+      f.final_name.clear();
+    }
+    discard();
+  }
+
+  struct staged {
+    std::string hidden;      // the name it has until placed
+    std::string wanted;      // the name asked for, sanitised
+    std::string final_name;  // once placed
+    ino_t ino = 0;           // to remove only this file in a roll-back
+  };
+
+  stet::upload_error open_directory() {
+    if (dir_fd_ >= 0) return {};
+    dir_fd_ = ::open(directory_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd_ >= 0) return {};
+    return {std::error_code(errno, std::generic_category()), "open", directory_};
+  }
+
+  stet::upload_error place(staged& f) {
+    int err = EEXIST;
+    std::string name = f.wanted;
+    for (int attempt = 0; attempt < max_name_tries && err == EEXIST; ++attempt) {
+      if (attempt > 0) name = with_suffix(f.wanted, "-" + random_hex(8));
+      name_attempts.fetch_add(1, std::memory_order_relaxed);
+      err = rename_noreplace(dir_fd_, f.hidden, name);
+    }
+    if (err != 0) return {std::error_code(err, std::generic_category()), "rename", directory_ + "/" + name};
+    f.final_name = std::move(name);
+    return {};
+  }
+
+  std::string directory_;
+  int dir_fd_ = -1;
+  std::vector<staged> files_;
+};
 
 // POST /upload: each part of a multipart/form-data body as it arrives; file
-// parts go to the directory, text parts are only measured.
+// parts go to the directory (all of them, or none: see staged_files), text
+// parts are only measured.
 class multipart_sink final : public stet::body_sink {
  public:
-  multipart_sink(std::string_view content_type, const upload_config& config)
-      : parser_(content_type), directory_(config.directory), digest_(config.digest) {}
+  multipart_sink(std::string_view content_type, shared_settings settings)
+      : parser_(content_type), settings_(std::move(settings)), staged_(settings_->config.directory) {}
 
   stet::body_flow on_data(std::string_view piece) override {
     parser_.consume(piece, [this](const stet::multipart_event& e) { on_event(e); });
@@ -92,23 +254,40 @@ class multipart_sink final : public stet::body_sink {
 
   stet::response on_end() override {
     if (!answer_) parser_.finish([this](const stet::multipart_event& e) { on_event(e); });
+    if (!answer_) {
+      if (const stet::upload_error e = staged_.place_all()) fail(upload_failure(*settings_, e));
+    }
     if (answer_) return std::move(*answer_);
     return stet::response::json([this](stet::json::writer& w) {
       w.begin_object().key("parts").begin_array();
       for (const part_summary& p : parts_) {
         w.begin_object().member("name", p.name).key("filename");
-        p.filename ? w.string(*p.filename) : w.null();
+        if (p.staged) {
+          w.string(staged_.final_name(*p.staged));
+        } else {
+          p.filename ? w.string(*p.filename) : w.null();
+        }
         w.member("size", p.size).key("sha256");
-        digest_ ? w.string(p.sha256) : w.null();
+        settings_->config.digest ? w.string(p.sha256) : w.null();
         w.end_object();
       }
       w.end_array().end_object();
     });
   }
 
-  void on_abort(std::error_code) noexcept override { file_.abort(); }
+  void on_abort(std::error_code) noexcept override {
+    file_.abort();
+    staged_.discard();
+  }
 
  private:
+  // The request fails: nothing it sent is kept.
+  void fail(stet::response answer) {
+    answer_ = std::move(answer);
+    file_.abort();
+    staged_.discard();
+  }
+
   void on_event(const stet::multipart_event& e) {
     if (answer_) return;
     switch (e.kind) {
@@ -116,8 +295,7 @@ class multipart_sink final : public stet::body_sink {
       case stet::multipart_event_kind::part_data: add_data(e.data); break;
       case stet::multipart_event_kind::part_end: end_part(); break;
       case stet::multipart_event_kind::failed:
-        answer_ = failure(parser_.error().status(), parser_.error().message());
-        file_.abort();
+        fail(failure(parser_.error().status(), parser_.error().message()));
         break;
       case stet::multipart_event_kind::done:
       case stet::multipart_event_kind::need_more: break;
@@ -126,15 +304,15 @@ class multipart_sink final : public stet::body_sink {
 
   void begin_part() {
     const stet::multipart_part& p = parser_.part();
-    parts_.push_back({std::string(p.name), std::nullopt, 0, {}});
+    parts_.push_back({std::string(p.name), std::nullopt, 0, {}, std::nullopt});
     // filename="" is what a browser sends for a file input left empty: no
     // file was chosen, so none is stored (it is listed as a field would be).
     if (p.is_file() && !p.filename->empty()) {
       parts_.back().filename = stet::sanitize_filename(*p.filename);
-      file_ = stet::upload_file(directory_, {.digest = digest_});
-      if (file_.error()) answer_ = upload_failure(file_.error());
+      file_ = stet::upload_file(settings_->config.directory, {.digest = settings_->config.digest});
+      if (file_.error()) fail(upload_failure(*settings_, file_.error()));
     } else {
-      text_.emplace(digest_);
+      text_.emplace(settings_->config.digest);
     }
   }
 
@@ -142,8 +320,7 @@ class multipart_sink final : public stet::body_sink {
     if (text_) {
       text_->update(data);
     } else if (const stet::upload_error e = file_.write(data)) {
-      answer_ = upload_failure(e);
-      file_.abort();
+      fail(upload_failure(*settings_, e));
     }
   }
 
@@ -155,44 +332,45 @@ class multipart_sink final : public stet::body_sink {
       text_.reset();
       return;
     }
-    const stet::upload_commit_result done = commit_unique(file_, *p.filename);
+    const stet::upload_commit_result done = staged_.stage(file_, *p.filename);
     if (!done) {
-      answer_ = upload_failure(done.error);
-      file_.abort();
+      fail(upload_failure(*settings_, done.error));
       return;
     }
-    p.filename = std::filesystem::path(done.info.path).filename().string();
+    p.staged = staged_.size() - 1;
     p.size = done.info.size;
     p.sha256 = done.info.sha256_hex();
   }
 
   stet::multipart_parser parser_;
-  std::string directory_;
-  bool digest_;
+  shared_settings settings_;
   stet::upload_file file_;
+  staged_files staged_;
   std::optional<text_digest> text_;
   std::vector<part_summary> parts_;
   std::optional<stet::response> answer_;  // set once something failed: the body's rest is not read
 };
 
 // PUT /upload/{name}: the body is the file. PUT replaces (RFC 9110 9.3.4):
-// 201 when the name is new, 200 when it replaced a file.
+// 201 when the name is new, 200 when it replaced a file. Which one is decided
+// by the commit itself (upload_file_info::replaced), not by a look before the
+// body: of several PUTs racing onto a new name, exactly one gets 201.
 class raw_sink final : public stet::body_sink {
  public:
-  raw_sink(const upload_config& config, std::string name)
-      : file_(config.directory, {.replace = true, .digest = config.digest}),
-        name_(std::move(name)),
-        existed_(std::filesystem::exists(std::filesystem::path(config.directory) / name_)) {}
+  raw_sink(shared_settings settings, std::string name)
+      : settings_(std::move(settings)),
+        file_(settings_->config.directory, {.replace = true, .digest = settings_->config.digest}),
+        name_(std::move(name)) {}
 
   stet::body_flow on_data(std::string_view piece) override {
     return file_.write(piece) ? stet::body_flow::answer : stet::body_flow::more;
   }
 
   stet::response on_end() override {
-    if (file_.error()) return upload_failure(file_.error());
+    if (file_.error()) return upload_failure(*settings_, file_.error());
     const stet::upload_commit_result done = file_.commit(name_);
-    if (!done) return upload_failure(done.error);
-    const stet::status s = existed_ ? stet::status::ok : stet::status::created;
+    if (!done) return upload_failure(*settings_, done.error);
+    const stet::status s = done.info.replaced ? stet::status::ok : stet::status::created;
     return stet::response::json(s, [&](stet::json::writer& w) {
       w.begin_object().member("name", name_).member("size", done.info.size).key("sha256");
       done.info.sha256_hex().empty() ? w.null() : w.string(done.info.sha256_hex());
@@ -203,35 +381,37 @@ class raw_sink final : public stet::body_sink {
   void on_abort(std::error_code) noexcept override { file_.abort(); }
 
  private:
+  shared_settings settings_;
   stet::upload_file file_;
   std::string name_;
-  bool existed_;
 };
 
 }  // namespace
 
-void add_upload_routes(stet::router& routes, const upload_config& config) {
+void add_upload_routes(stet::router& routes, const upload_config& config, upload_log log) {
   stet::route_options streamed;
   streamed.max_body_bytes = config.max_bytes;
   streamed.stream_body = true;
-  routes.post("/upload", streamed, [config](stet::request& req) {
+  auto shared = std::make_shared<const upload_settings>(upload_settings{config, std::move(log)});
+  routes.post("/upload", streamed, [shared](stet::request& req) {
     const std::string_view type = req.header("content-type").value_or("");
     const stet::multipart_boundary_result b = stet::multipart_boundary(type);
     if (b.error) {
       return failure(stet::status::unsupported_media_type,
                      "the body must be multipart/form-data with a boundary: " + b.error.message());
     }
-    return stet::read_body(std::make_unique<multipart_sink>(type, config));
+    return stet::read_body(std::make_unique<multipart_sink>(type, shared));
   });
-  routes.put("/upload/{name}", streamed, [config](stet::request&, std::string_view name) {
+  routes.put("/upload/{name}", streamed, [shared](stet::request&, std::string_view name) {
     const std::string safe = stet::sanitize_filename(name, "");
     if (safe.empty() || safe != name) {
       return failure(stet::status::bad_request, "the name must be a plain file name (no '/', not hidden)");
     }
-    auto sink = std::make_unique<raw_sink>(config, safe);
-    return stet::read_body(std::move(sink));
+    return stet::read_body(std::make_unique<raw_sink>(shared, safe));
   });
 }
+
+std::uint64_t upload_name_attempts() noexcept { return name_attempts.load(std::memory_order_relaxed); }
 
 upload_dir_result prepare_upload_dir(const std::string& given) {
   if (given.empty()) {

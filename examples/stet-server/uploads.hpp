@@ -5,6 +5,7 @@
 #include <stet/router.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace stet_server {
@@ -15,7 +16,15 @@ struct upload_config {
   bool digest = true;  // --no-upload-digest: no SHA-256, "sha256": null in the answers
 };
 
-void add_upload_routes(stet::router& routes, const upload_config& config);
+/// Told why an upload failed, with the server's paths (the client is told
+/// what failed, never where). Empty: a line on stderr.
+using upload_log = std::function<void(const std::string&)>;
+
+void add_upload_routes(stet::router& routes, const upload_config& config, upload_log log = {});
+
+/// Attempts to give an upload its final name (one link or rename each), since
+/// the process started: what choosing unique names costs, for tests.
+std::uint64_t upload_name_attempts() noexcept;
 
 /// The directory uploads go to: `given`, checked to be a writable directory,
 /// or a new private one under $TMPDIR (removed at exit: remove_upload_dir()). Empty `error` on success.

@@ -24,8 +24,9 @@ struct upload_file_options {
   /// costs a disk flush per file.
   bool fsync = false;
   /// commit() onto an existing name replaces that file (atomically: readers
-  /// see the old or the new one). Off by default: commit() refuses with EEXIST
-  /// and the upload stays uncommitted, to commit under another name or abort.
+  /// see the old or the new one; upload_file_info::replaced says whether a
+  /// file was there). Off by default: commit() refuses with EEXIST and the
+  /// upload stays uncommitted, to commit under another name or abort.
   bool replace = false;
   /// Create the file with O_TMPFILE (no name until commit; nothing is left
   /// after a crash). When false, or when the filesystem does not support it,
@@ -64,6 +65,11 @@ struct upload_file_info {
   /// SHA-256 of the bytes written, 64 lowercase hex digits; all NUL when
   /// upload_file_options::digest was off.
   std::array<char, 64> sha256{};
+  /// With upload_file_options::replace: whether the name was taken and its
+  /// file replaced (false: the name was new). The name is first linked as
+  /// without `replace`, which refuses a taken name atomically, so of several
+  /// commits racing onto a new name exactly one sees false.
+  bool replaced = false;
 
   /// `sha256` as a string view; empty when no digest was computed.
   std::string_view sha256_hex() const noexcept {
@@ -132,6 +138,7 @@ class upload_file {
   upload_error open_file();
   upload_error open_named();
   upload_error link_anonymous(const std::string& name);
+  upload_error replace_anonymous(const std::string& name);
   upload_error rename_named(const std::string& name);
   void close_all() noexcept;
 
@@ -141,6 +148,7 @@ class upload_file {
   int fd_ = -1;
   std::string temp_name_;  // empty with O_TMPFILE
   std::uint64_t size_ = 0;
+  bool replaced_ = false;  // the last commit replaced a file (options_.replace)
   std::unique_ptr<detail::sha256> digest_;
   std::optional<std::array<char, 64>> final_digest_;
   upload_error error_;

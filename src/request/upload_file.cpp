@@ -155,11 +155,17 @@ upload_error upload_file::write(std::string_view piece) {
   return {};
 }
 
+// With `replace`, a new name is still linked as without it first: linkat
+// refuses a taken name atomically, so the caller learns for sure whether it
+// created the name (a PUT's 201) or replaced a file (200).
 upload_error upload_file::link_anonymous(const std::string& name) {
-  if (!options_.replace) {
-    if (link_descriptor(fd_, dir_fd_, name.c_str()) != 0) return failure("link", errno, name);
-    return {};
-  }
+  if (link_descriptor(fd_, dir_fd_, name.c_str()) == 0) return {};
+  const int err = errno;
+  if (err != EEXIST || !options_.replace) return failure("link", err, name);
+  return replace_anonymous(name);
+}
+
+upload_error upload_file::replace_anonymous(const std::string& name) {
   // linkat never replaces: link under a fresh temporary name, then rename over.
   std::string temp;
   int err = EEXIST;
@@ -173,19 +179,26 @@ upload_error upload_file::link_anonymous(const std::string& name) {
     ::unlinkat(dir_fd_, temp.c_str(), 0);
     return failure("rename", err, name);
   }
+  replaced_ = true;
   return {};
 }
 
 upload_error upload_file::rename_named(const std::string& name) {
-  if (options_.replace) {
-    if (::renameat(dir_fd_, temp_name_.c_str(), dir_fd_, name.c_str()) != 0) return failure("rename", errno, name);
-    return {};
-  }
   if (::renameat2(dir_fd_, temp_name_.c_str(), dir_fd_, name.c_str(), RENAME_NOREPLACE) == 0) return {};
-  if (errno != EINVAL && errno != ENOSYS) return failure("rename", errno, name);
-  // No RENAME_NOREPLACE on this filesystem: link (which refuses a taken name), then unlink.
-  if (::linkat(dir_fd_, temp_name_.c_str(), dir_fd_, name.c_str(), 0) != 0) return failure("link", errno, name);
-  ::unlinkat(dir_fd_, temp_name_.c_str(), 0);
+  int err = errno;
+  std::string_view operation = "rename";
+  if (err == EINVAL || err == ENOSYS) {
+    operation = "link";
+    // No RENAME_NOREPLACE on this filesystem: link (which refuses a taken name), then unlink.
+    if (::linkat(dir_fd_, temp_name_.c_str(), dir_fd_, name.c_str(), 0) == 0) {
+      ::unlinkat(dir_fd_, temp_name_.c_str(), 0);
+      return {};
+    }
+    err = errno;
+  }
+  if (err != EEXIST || !options_.replace) return failure(operation, err, name);
+  if (::renameat(dir_fd_, temp_name_.c_str(), dir_fd_, name.c_str()) != 0) return failure("rename", errno, name);
+  replaced_ = true;
   return {};
 }
 
@@ -199,8 +212,9 @@ upload_commit_result upload_file::commit(std::string_view final_name) {
     if (!final_digest_) return {{}, failure("commit", ENOMEM, temp_name_)};
   }
   const std::string name(final_name);
+  replaced_ = false;
   if (upload_error e = anonymous() ? link_anonymous(name) : rename_named(name)) return {{}, std::move(e)};
-  upload_commit_result out{{path_of(name), size_, *final_digest_}, {}};
+  upload_commit_result out{{path_of(name), size_, *final_digest_, replaced_}, {}};
   // The name is in place now; a failed directory fsync only means it may not
   // survive a power loss, which the caller learns from the error.
   if (options_.fsync && ::fsync(dir_fd_) != 0) out.error = failure("fsync", errno, {});

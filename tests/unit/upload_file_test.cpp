@@ -163,6 +163,21 @@ TEST_F(UploadFile, ReplaceOverwritesAtomically) {
   }
 }
 
+TEST_F(UploadFile, ReplaceSaysWhetherAFileWasThere) {
+  for (bool tmpfile : {true, false}) {
+    for (int i = 0; i < 2; ++i) {
+      stet::upload_file f(dir_.string(), {.replace = true, .allow_tmpfile = tmpfile});
+      ASSERT_FALSE(f.write(i == 0 ? "first" : "second"));
+      const stet::upload_commit_result r = f.commit("put.bin");
+      ASSERT_TRUE(r) << r.error.message();
+      EXPECT_EQ(r.info.replaced, i == 1) << "tmpfile " << tmpfile << ", commit " << i;
+    }
+    EXPECT_EQ(read("put.bin"), "second");
+    EXPECT_EQ(entries(), std::set<std::string>{"put.bin"});
+    fs::remove(dir_ / "put.bin");
+  }
+}
+
 TEST_F(UploadFile, FsyncOption) {
   stet::upload_file f(dir_.string(), {.fsync = true});
   ASSERT_FALSE(f.write("durable"));
