@@ -136,19 +136,33 @@ void websocket_connection::on_read(const boost::system::error_code& ec, std::siz
 
 // Every complete frame is handled, then everything they queued goes out in
 // one write; the buffer goes back to the pool once all of it is consumed.
+// Back-pressure may stop the handling with whole frames still unconsumed;
+// when the write drains the queue at once, those go first: a read now would
+// wait for bytes the client has already sent.
 void websocket_connection::process_input() {
   const std::shared_ptr<websocket_connection> self = shared_from_this();
-  if (block_ != nullptr && begin_ < end_) {
-    corked_ = true;
-    const input_result r = on_input({block_ + begin_, end_ - begin_});
-    corked_ = false;
-    if (ended()) return;
-    begin_ += r.consumed;
-    wanted_ = r.wanted;
+  // At most one pass without progress: bytes the reader cannot take (a
+  // failed or closing session) must not spin here.
+  for (int idle_passes = 0; idle_passes < 2;) {
+    std::size_t consumed = 0;
+    if (block_ != nullptr && begin_ < end_) {
+      corked_ = true;
+      const input_result r = on_input({block_ + begin_, end_ - begin_});
+      corked_ = false;
+      if (ended()) return;
+      begin_ += r.consumed;
+      wanted_ = r.wanted;
+      consumed = r.consumed;
+    }
+    if (block_ != nullptr && begin_ == end_) release_block();
+    flush();
+    if (ended() || !wants_input()) return;
+    // wanted_ != 0: the reader waits for bytes. Otherwise it was stopped
+    // by back-pressure, which the flush may just have relieved.
+    if (block_ == nullptr || begin_ == end_ || wanted_ != 0) break;
+    idle_passes = consumed > 0 ? 0 : idle_passes + 1;
   }
-  if (block_ != nullptr && begin_ == end_) release_block();
-  flush();
-  if (!ended() && wants_input()) read_more();
+  read_more();
 }
 
 void websocket_connection::release_block() noexcept {

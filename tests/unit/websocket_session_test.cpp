@@ -250,3 +250,37 @@ TEST(WebsocketHandover, FramesBehindALongHeadReachTheSession) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---------------------------------------------------------- back-pressure --
+// Bytes already read when back-pressure stopped the reading are handled as
+// soon as the queue drains, before anything more is read: a message and a
+// ping in the same read as a large message whose echo filled the queue once
+// waited for bytes that would never come.
+
+TEST(WebsocketBackPressure, BytesReadBeforeTheQueueFilledAreHandledOnceItDrains) {
+  stet::router r;
+  stet::websocket_options options;
+  options.max_backpressure = 1024 * 1024;
+  options.max_message_bytes = 4 * 1024 * 1024;
+  r.websocket("/echo", options,
+              stet::websocket_handlers<>{
+                  .message = [](stet::websocket<>& ws, std::string_view m, stet::message_kind k) { ws.send(m, k); }});
+  stet::test::memory_server server(std::move(r));
+  const std::string big(2 * 1024 * 1024, 'b');
+  const std::string wire = server.exchange(
+      {upgrade + client_frame(2, big) + client_frame(1, "right behind") + client_frame(9, "still there?")});
+  std::string frames = after_head(wire);
+  std::vector<stet::test::ws_frame> got;
+  while (auto f = stet::test::take_frame(frames)) got.push_back(*f);
+  ASSERT_EQ(got.size(), 3u) << "frames after the 101: " << got.size() << ", wire " << wire.size() << ", left "
+                            << frames.size() << ", first payload " << (got.empty() ? 0 : got[0].payload.size());
+  EXPECT_EQ(got[0].payload.size(), big.size());
+  EXPECT_EQ(got[1].opcode, 1);
+  EXPECT_EQ(got[1].payload, "right behind");
+  EXPECT_EQ(got[2].opcode, 10);
+  EXPECT_EQ(got[2].payload, "still there?");
+}
+
+}  // namespace
