@@ -135,15 +135,27 @@ TEST(WebsocketFanout, FloodAcrossWorkersStaysWithinTheMailboxBound) {
   std::string batch;
   for (int i = 0; i < 8192; ++i) batch += stet::test::client_frame(1, "hi");
   std::atomic<std::size_t> written{0};
+  std::atomic<bool> stop{false};
   std::thread flood([&] {
-    while (written.load() < flood_messages) {
+    while (!stop.load()) {
       if (!publisher->raw().send(batch)) return;
       written += 8192;
     }
   });
+  struct joiner {
+    std::atomic<bool>& stop;
+    std::thread& t;
+    ~joiner() {
+      stop = true;
+      t.join();
+    }
+  } join_flood{stop, flood};
+  // The probe goes while the flood is being written; the flood stops only
+  // once the probe is answered (or has failed) and enough was written.
   ASSERT_TRUE(eventually([&] { return written.load() >= flood_messages / 4; }));
   const auto during = probe->request("GET", "/where");
-  flood.join();
+  EXPECT_TRUE(eventually([&] { return written.load() >= flood_messages; }));
+  stop = true;
   ASSERT_TRUE(during) << "the members' worker did not answer an HTTP request during the flood";
   EXPECT_EQ(during->status, 200);
   EXPECT_EQ(during->body, home);
