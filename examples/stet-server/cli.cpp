@@ -93,6 +93,10 @@ constexpr std::array number_flags = {
                 [](so& o, std::uint64_t v) { o.offload_threads = static_cast<unsigned>(v); },
                 [](const so& o) { return std::uint64_t{o.offload_threads}; }},
     size_flag<&so::offload_queue>("--offload-queue", "offloaded calls that may wait; then 503", 0, 10'000'000),
+    size_flag<&so::websocket_mailbox_messages>(
+        "--websocket-mailbox-messages", "cross-worker publishes waiting per worker; then dropped", 1, 100'000'000),
+    size_flag<&so::websocket_mailbox_bytes>("--websocket-mailbox-bytes", "their bytes per worker; then dropped", 1,
+                                            max_bytes),
     number_flag{"--backlog", "listen(2) backlog", 1, 1'000'000,
                 [](so& o, std::uint64_t v) { o.backlog = static_cast<int>(v); },
                 [](const so& o) { return static_cast<std::uint64_t>(o.backlog); }},

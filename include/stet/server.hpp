@@ -87,7 +87,10 @@ class server {
   /// Sends `message` to every WebSocket subscribed to `topic` (see
   /// websocket::subscribe()), on every worker: the frame is built once and
   /// shared, and delivered asynchronously (this returns at once). Whether any
-  /// worker had subscribers. Thread-safe; nothing happens before start().
+  /// worker had subscribers. A worker whose mailbox is full misses it
+  /// (server_options::websocket_mailbox_messages; counted in
+  /// stet_websocket_mailbox_dropped_total). Thread-safe; nothing happens
+  /// before start().
   /// @throws std::bad_alloc
   bool publish(std::string_view topic, std::string_view message, message_kind kind = message_kind::text);
 

@@ -122,6 +122,17 @@ struct server_options {
   /// The Retry-After of that 503.
   std::chrono::seconds offload_retry_after{1};
 
+  /// What other threads may leave waiting for one worker's WebSocket
+  /// sessions, at most: publishes from sessions on other workers and from
+  /// server::publish() (one entry per publish, however many subscribers),
+  /// and websocket_handle::send() calls. Past either bound a post is dropped
+  /// and counted (stet_websocket_mailbox_dropped_total): that publish misses
+  /// this worker's subscribers, that send() reports send_status::dropped.
+  std::size_t websocket_mailbox_messages = 4096;
+  /// The same in bytes (payloads plus about 128 bytes each); one larger
+  /// message is still taken when nothing else waits.
+  std::size_t websocket_mailbox_bytes = 8 * 1024 * 1024;
+
   access_log_options access_log{};     ///< off by default
   compression_settings compression{};  ///< response compression and coded request bodies (off by default)
 

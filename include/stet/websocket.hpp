@@ -54,11 +54,14 @@ class websocket_handle {
 
   /// Sends a message: at once on the socket's own thread, otherwise copied
   /// and posted to it (send_status::posted); the back-pressure rules apply
-  /// when it arrives there. send_status::closed once the socket is closing.
+  /// when it arrives there. send_status::dropped when that worker's mailbox
+  /// is full (server_options::websocket_mailbox_messages / _bytes);
+  /// send_status::closed once the socket is closing.
   send_status send(std::string_view payload, message_kind kind = message_kind::text) const {
     return core_ ? core_->post_send(payload, kind) : send_status::closed;
   }
-  /// Starts the close handshake with `code` and `reason` (cut to 123 bytes), from any thread.
+  /// Starts the close handshake with `code` and `reason` (cut to 123 bytes),
+  /// from any thread; never refused by a full mailbox (the first close wins).
   void close(std::uint16_t code = close_code::normal, std::string_view reason = {}) const {
     if (core_) core_->post_close(code, reason);
   }

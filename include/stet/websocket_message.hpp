@@ -17,7 +17,7 @@ enum class message_kind : std::uint8_t {
 enum class send_status : std::uint8_t {
   sent,          ///< queued (or written), and the queue is within max_backpressure
   backpressure,  ///< queued, but the queue is now over max_backpressure: wait for on_drain
-  dropped,       ///< not queued: the queue was already over max_backpressure
+  dropped,       ///< not queued: the queue was over max_backpressure, or a post found the worker's mailbox full
   closed,        ///< not queued: the socket is closing or closed
   posted,        ///< sent from another thread: handed to the socket's worker, which applies the rules above
 };

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <iterator>
 
@@ -14,7 +15,8 @@ namespace {
 // The sum of every worker's WebSocket counters, read with relaxed loads.
 struct websocket_totals {
   std::uint64_t opened = 0, open = 0, messages_in = 0, messages_out = 0, bytes_in = 0, bytes_out = 0, dropped = 0,
-                published = 0;
+                published = 0, mailbox_dropped = 0, mailbox_messages = 0, mailbox_bytes = 0, mailbox_peak_messages = 0,
+                mailbox_peak_bytes = 0;
   std::array<std::uint64_t, websocket_counters::code_slots> closes{};
 
   void add(const websocket_counters& w) noexcept {
@@ -26,6 +28,12 @@ struct websocket_totals {
     bytes_out += w.bytes_out.load(std::memory_order_relaxed);
     dropped += w.dropped.load(std::memory_order_relaxed);
     published += w.published.load(std::memory_order_relaxed);
+    mailbox_dropped += w.mailbox_dropped.load(std::memory_order_relaxed);
+    mailbox_messages += w.mailbox_messages.load(std::memory_order_relaxed);
+    mailbox_bytes += w.mailbox_bytes.load(std::memory_order_relaxed);
+    // A peak is one worker's: the largest of them, not their sum.
+    mailbox_peak_messages = std::max(mailbox_peak_messages, w.mailbox_peak_messages.load(std::memory_order_relaxed));
+    mailbox_peak_bytes = std::max(mailbox_peak_bytes, w.mailbox_peak_bytes.load(std::memory_order_relaxed));
     for (std::size_t i = 0; i < closes.size(); ++i) closes[i] += w.closes[i].load(std::memory_order_relaxed);
   }
 };
@@ -59,6 +67,18 @@ void append_websocket_metrics(const std::vector<const worker_counters*>& workers
              "WebSocket messages not queued: the send queue was over max_backpressure.", "counter", t.dropped);
   append_one(out, "stet_websocket_publishes_total", "publish() calls made from WebSocket callbacks.", "counter",
              t.published);
+  append_one(out, "stet_websocket_mailbox_dropped_total",
+             "Cross-thread WebSocket posts (publishes from other workers, handle sends) refused: the worker's "
+             "mailbox was full.",
+             "counter", t.mailbox_dropped);
+  append_one(out, "stet_websocket_mailbox_messages", "Cross-thread WebSocket posts waiting in the workers' mailboxes.",
+             "gauge", t.mailbox_messages);
+  append_one(out, "stet_websocket_mailbox_bytes", "Bytes held by the workers' WebSocket mailboxes.", "gauge",
+             t.mailbox_bytes);
+  append_one(out, "stet_websocket_mailbox_peak_messages", "The most posts one worker's WebSocket mailbox has held.",
+             "gauge", t.mailbox_peak_messages);
+  append_one(out, "stet_websocket_mailbox_peak_bytes", "The most bytes one worker's WebSocket mailbox has held.",
+             "gauge", t.mailbox_peak_bytes);
   append_family(out, "stet_websocket_closes_total", "WebSocket sessions closed, by the code on_close reported.",
                 "counter");
   auto it = std::back_inserter(out);

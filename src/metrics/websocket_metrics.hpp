@@ -1,6 +1,7 @@
 #pragma once
 // WebSocket metrics in Prometheus text: sessions open, messages and bytes in
-// and out, drops, publishes and close codes, summed over the workers.
+// and out, drops, publishes and close codes, summed over the workers, and
+// the workers' mailboxes (cross-thread posts): refusals, depth and peaks.
 
 #include "metrics/worker_counters.hpp"
 

@@ -79,6 +79,13 @@ struct websocket_counters {
   std::atomic<std::uint64_t> dropped{0};       ///< messages not queued: the queue was over max_backpressure
   std::atomic<std::uint64_t> published{0};     ///< publish() calls made on this worker
   std::array<std::atomic<std::uint64_t>, code_slots> closes{};  ///< on_close reports, by code
+  // The worker's mailbox (src/net/websocket_mailbox.hpp): written by any
+  // thread, always under the mailbox's lock, so still one writer at a time.
+  std::atomic<std::uint64_t> mailbox_dropped{0};        ///< posts refused: the mailbox was full
+  std::atomic<std::uint64_t> mailbox_messages{0};       ///< entries waiting now
+  std::atomic<std::uint64_t> mailbox_bytes{0};          ///< their bytes now
+  std::atomic<std::uint64_t> mailbox_peak_messages{0};  ///< the most entries ever waiting at once
+  std::atomic<std::uint64_t> mailbox_peak_bytes{0};     ///< the most bytes ever held at once
 
   /// The closes[] slot of `code`.
   static constexpr std::size_t slot_of(std::uint16_t code) noexcept {

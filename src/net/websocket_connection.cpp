@@ -291,6 +291,9 @@ void websocket_connection::input_unblocked() noexcept {
   });
 }
 
+// Both held to the owner's mailbox bound (server_options::websocket_mailbox_*):
+// a send it refuses is dropped, as one over max_backpressure is. A close is
+// not refused, but posted once per session, so closes cannot fill it either.
 send_status websocket_connection::post_send(std::string_view payload, message_kind kind) {
   if (!is_open()) return send_status::closed;
   if (on_owner_thread()) return send(payload, kind);
@@ -298,7 +301,12 @@ send_status websocket_connection::post_send(std::string_view payload, message_ki
     self->send(text, kind);
     self->flush();
   };
-  return mailbox_->post(std::move(task)) ? send_status::posted : send_status::closed;
+  switch (mailbox_->post(std::move(task), payload.size())) {
+    case websocket_mailbox::post_result::posted: return send_status::posted;
+    case websocket_mailbox::post_result::full: return send_status::dropped;
+    case websocket_mailbox::post_result::closed: break;
+  }
+  return send_status::closed;
 }
 
 void websocket_connection::post_close(std::uint16_t code, std::string_view reason) {
@@ -307,7 +315,8 @@ void websocket_connection::post_close(std::uint16_t code, std::string_view reaso
     close(code, reason);
     return;
   }
-  mailbox_->post([self = shared_from_this(), code, text = std::string(reason)] {
+  if (close_posted_.exchange(true, std::memory_order_acq_rel)) return;  // the first close wins anyway
+  mailbox_->post_unbounded([self = shared_from_this(), code, text = std::string(reason)] {
     self->close(code, text);
     self->flush();
   });

@@ -12,6 +12,7 @@
 #include "net/transport.hpp"
 #include "websocket/session.hpp"
 
+#include <atomic>
 #include <memory>
 #include <string_view>
 
@@ -104,6 +105,7 @@ class websocket_connection final : public ws::session,
   bool wrote_ = false;   // output went out since the last read completed
   bool lingering_ = false;
   bool resume_posted_ = false;
+  std::atomic<bool> close_posted_{false};  // post_close() posts once
 };
 
 }  // namespace stet::detail

@@ -60,7 +60,8 @@ bool websocket_hub::publish(std::string_view topic, const std::shared_ptr<const 
         local = true;
         continue;
       }
-      // One copy of the topic for every worker it is posted to.
+      // One copy of the topic for every worker it is posted to. A full
+      // mailbox refuses it and counts that: this worker's subscribers miss it.
       if (!posted)
         posted = std::make_shared<const websocket_publication>(websocket_publication{std::string(topic), frame});
       w->post_delivery(posted);

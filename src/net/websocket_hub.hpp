@@ -5,6 +5,8 @@
 // only to those: the frame is built once and shared by every worker and
 // every subscriber. A worker's set changes only when one of its topics gains
 // its first subscriber or loses its last, so publishers take a shared lock.
+// Each worker's mailbox is bounded (server_options::websocket_mailbox_*): a
+// publish a worker's full mailbox refuses misses that worker's subscribers.
 
 #include <cstddef>
 #include <functional>

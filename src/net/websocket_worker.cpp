@@ -11,7 +11,11 @@ namespace stet::detail {
 websocket_worker::websocket_worker(worker& owner, websocket_hub* hub)
     : owner_(owner),
       hub_(hub),
-      mailbox_(std::make_shared<websocket_mailbox>(owner.io())),
+      mailbox_(std::make_shared<websocket_mailbox>(
+          owner.io(),
+          websocket_mailbox::limits{owner.options().websocket_mailbox_messages,
+                                    owner.options().websocket_mailbox_bytes},
+          owner.counters().websockets, [this](const websocket_publication& p) { deliver(p.topic, p.frame); })),
       discard_(new char[ws::read_block_bytes]),
       tick_(owner.io()) {
   blocks_.reserve(retained_blocks);
@@ -168,8 +172,8 @@ void websocket_worker::deliver(std::string_view topic, const std::shared_ptr<con
   for (ws::session* s : t->members) s->deliver(frame);
 }
 
-void websocket_worker::post_delivery(const std::shared_ptr<const websocket_publication>& p) {
-  mailbox_->post([this, p] { deliver(p->topic, p->frame); });
+websocket_mailbox::post_result websocket_worker::post_delivery(const std::shared_ptr<const websocket_publication>& p) {
+  return mailbox_->post(p);
 }
 
 void websocket_worker::topic_opened(std::string_view name) {

@@ -9,13 +9,13 @@
 
 #include "net/asio.hpp"
 #include "net/deadline_list.hpp"
+#include "net/websocket_mailbox.hpp"
 #include "websocket/session.hpp"
 #include "websocket/topic_table.hpp"
 
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <utility>
@@ -26,36 +26,6 @@ namespace stet::detail {
 class worker;
 class websocket_hub;
 class websocket_connection;
-
-/// One publish on its way to another worker: the topic and the frame, shared.
-struct websocket_publication {
-  std::string topic;
-  std::shared_ptr<const std::string> frame;
-};
-
-/// Where other threads post work for a worker's sessions. The worker closes
-/// it before its event loop goes away, so a late post is refused, never run
-/// on a dead loop.
-class websocket_mailbox {
- public:
-  explicit websocket_mailbox(asio::io_context& io) noexcept : io_(&io) {}
-  /// Posts `task` to the worker; false once closed.
-  template <class Task>
-  bool post(Task&& task) {
-    std::lock_guard lock(mutex_);
-    if (io_ == nullptr) return false;
-    asio::post(*io_, std::forward<Task>(task));
-    return true;
-  }
-  void close() noexcept {
-    std::lock_guard lock(mutex_);
-    io_ = nullptr;
-  }
-
- private:
-  std::mutex mutex_;
-  asio::io_context* io_;
-};
 
 class websocket_worker final : public ws::session_env {
  public:
@@ -96,8 +66,9 @@ class websocket_worker final : public ws::session_env {
 
   /// Runs on this thread: `topic`'s frame to its subscribers here.
   void deliver(std::string_view topic, const std::shared_ptr<const std::string>& frame) noexcept;
-  /// From another thread (the hub): posts a delivery here.
-  void post_delivery(const std::shared_ptr<const websocket_publication>& p);
+  /// From another thread (the hub): posts a delivery here; refused (and
+  /// counted) when the mailbox is full.
+  websocket_mailbox::post_result post_delivery(const std::shared_ptr<const websocket_publication>& p);
 
   // ws::session_env
   ws::topic_table& topics() noexcept override { return topics_; }
