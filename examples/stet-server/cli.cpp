@@ -145,6 +145,9 @@ std::string usage() {
       "  --trusted-proxy CIDR  believe Forwarded / X-Forwarded-* from these peers (repeatable;\n"
       "                        an address, a CIDR, or unix)\n"
       "  --proxy-protocol      every connection starts with a PROXY v1/v2 header (all listeners)\n"
+      "  --cors-origin ORIGIN  pages on ORIGIN may read /json, /echo, /report.json, /-/actor.json\n"
+      "                        and open /ws/echo, /ws/chat/{room} (repeatable); other origins'\n"
+      "                        WebSocket upgrades get 403, the server's own pages are always served\n"
       "signals: TERM/INT staged stop (drain delay, drain), HUP and USR1 reopen the access log\n"
       "limits and timeouts (defaults are the library's):\n";
   const stet::server_options defaults;

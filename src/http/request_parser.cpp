@@ -173,21 +173,72 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
   return {event::failed, consumed};
 }
 
-// llhttp_execute(), and where it stopped; it also steps over llhttp 8.1's
-// chunk-extension gap (see on_chunk_extension_value) as often as it occurs.
+// llhttp_execute(), and where it stopped. It also steps over llhttp 8.1's two
+// chunk-extension gaps as often as they occur: the ';' after a token value
+// (see on_chunk_extension_value), and quoted values, which stet reads itself
+// (read_quoted) because llhttp 8.1 refuses a quoted-pair's backslash outright
+// (its quoted-value state has no escape), though RFC 9112 7.1.1 allows one.
+// llhttp then parses a stand-in `""` in the value's place and goes on at the
+// real closing quote, so what may follow it is still llhttp's to check.
 request_parser::run_result request_parser::run(const char* data, std::size_t length) noexcept {
   static constexpr char separator = ';';
+  static constexpr std::string_view stand_in = "\"\"";
   const char* const end = data + length;
-  llhttp_errno_t code = llhttp_execute(&parser_, data, length);
-  while (code == HPE_PAUSED && separator_owed_) {
-    separator_owed_ = false;
-    const char* const rest = llhttp_get_error_pos(&parser_);  // just after the real ';'
+  const char* at = data;
+  llhttp_errno_t code = HPE_OK;
+  while (true) {
+    if (quoted_ != quoted_value::none) {
+      const char* const after = read_quoted(at, end);
+      if (refused_) return {HPE_USER, after};
+      if (quoted_ != quoted_value::none) return {HPE_OK, end};  // the value goes on in the next read
+      code = llhttp_execute(&parser_, stand_in.data(), stand_in.size());
+      if (code != HPE_OK) return {code, after};
+      at = after;
+    }
+    code = llhttp_execute(&parser_, at, static_cast<std::size_t>(end - at));
+    if (code != HPE_PAUSED || !(separator_owed_ || value_owed_)) break;
+    const char* const rest = llhttp_get_error_pos(&parser_);
     llhttp_resume(&parser_);
-    code = llhttp_execute(&parser_, &separator, 1);
-    if (code != HPE_OK) return {code, rest};
-    code = llhttp_execute(&parser_, rest, static_cast<std::size_t>(end - rest));
+    if (separator_owed_) {
+      separator_owed_ = false;  // `rest` is just after the real ';'
+      code = llhttp_execute(&parser_, &separator, 1);
+      if (code != HPE_OK) return {code, rest};
+      at = rest;
+    } else {
+      value_owed_ = false;  // `rest` is the value's first byte, always in this read
+      at = rest;
+      if (*at == '"') {
+        quoted_ = quoted_value::open;
+        ++at;
+      }
+    }
   }
   return {code, code == HPE_OK ? end : llhttp_get_error_pos(&parser_)};
+}
+
+// The bytes of a quoted extension value after its opening quote (RFC 9110
+// 5.6.4: qdtext and quoted-pairs, both only HTAB, SP, VCHAR and obs-text, so
+// never a CR, an LF or another control byte), up to and including the closing
+// quote: returns where it stopped (`end` while the value is still open). A
+// byte no quoted-string holds fails the parse (bad_chunk) and is where it stops.
+const char* request_parser::read_quoted(const char* at, const char* end) noexcept {
+  const char* p = at;
+  for (; p < end && quoted_ != quoted_value::none; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
+      fail(error::bad_chunk);
+      return p;
+    }
+    if (quoted_ == quoted_value::escaped) {
+      quoted_ = quoted_value::open;
+    } else if (c == '\\') {
+      quoted_ = quoted_value::escaped;
+    } else if (c == '"') {
+      quoted_ = quoted_value::none;
+    }
+  }
+  (void)extension_bytes_ok(static_cast<std::size_t>(p - at));  // beyond the budget: failed, run() stops
+  return p;
 }
 
 // A head just ended (with a body to follow), or a whole message did.
@@ -230,6 +281,10 @@ void request_parser::reset() noexcept {
   last_byte_ = '\0';
   piece_ready_ = false;
   body_mode_ = body_mode::buffer;
+  separator_owed_ = false;
+  value_follows_ = false;
+  value_owed_ = false;
+  quoted_ = quoted_value::none;
   message_start_ = 0;
   head_end_ = 0;
   keep_alive_ = true;
@@ -323,6 +378,9 @@ int request_parser::on_message_begin(llhttp_t* p) noexcept {
   s.trailer_bytes_ = 0;
   s.extension_name_bytes_ = 0;
   s.extension_value_ = extension_value::empty;
+  s.value_follows_ = false;
+  s.value_owed_ = false;
+  s.quoted_ = quoted_value::none;
   s.content_length_ = 0;
   s.failure_ = error::bad_request;
   s.refused_ = false;
@@ -478,9 +536,11 @@ bool request_parser::extension_bytes_ok(std::size_t length) noexcept {
   return trailer_bytes_ <= limits_.max_header_bytes || fail(error::bad_chunk) == 0;
 }
 
-int request_parser::on_chunk_extension_name(llhttp_t* p, const char*, std::size_t length) noexcept {
+int request_parser::on_chunk_extension_name(llhttp_t* p, const char* at, std::size_t length) noexcept {
   request_parser& s = self(p);
   s.extension_name_bytes_ += length;
+  // The last piece of a name ends at the byte that ends it, always in this read.
+  s.value_follows_ = at + length < s.buffer_end_ && at[length] == '=';
   return s.extension_bytes_ok(length) ? 0 : HPE_USER;
 }
 
@@ -489,7 +549,12 @@ int request_parser::on_chunk_extension_name_complete(llhttp_t* p) noexcept {
   if (s.extension_name_bytes_ == 0) return s.fail(error::bad_chunk);
   s.extension_name_bytes_ = 0;
   s.extension_value_ = extension_value::empty;
-  return 0;
+  if (!s.value_follows_) return 0;
+  // llhttp calls this once the value's first byte is in: pause there, so run()
+  // can read a quoted value itself.
+  s.value_follows_ = false;
+  s.value_owed_ = true;
+  return HPE_PAUSED;
 }
 
 int request_parser::on_chunk_extension_value(llhttp_t* p, const char* at, std::size_t length) noexcept {
@@ -517,8 +582,8 @@ int request_parser::on_chunk_extension_value_complete(llhttp_t* p) noexcept {
   return v == extension_value::token || v == extension_value::closed ? 0 : s.fail(error::bad_chunk);
 }
 
-// One byte of an extension value: a token, or a quoted-string (llhttp 8.1 has
-// no quoted-pair, so the first '"' after the opening one closes it).
+// One byte of an extension value: a token, or a quoted-string (of which
+// llhttp only sees run()'s stand-in `""`; read_quoted() checks the real one).
 bool request_parser::extension_value_byte(char c) noexcept {
   switch (extension_value_) {
     case extension_value::empty:

@@ -145,10 +145,13 @@ class request_parser {
   };
   // Where a chunk extension's value stands (a token or a quoted-string).
   enum class extension_value : std::uint8_t { empty, token, quoted, closed };
+  // Where a quoted extension value that stet reads itself stands (read_quoted).
+  enum class quoted_value : std::uint8_t { none, open, escaped };
 
   run_result run(const char* data, std::size_t length) noexcept;
   bool extension_bytes_ok(std::size_t length) noexcept;
   bool extension_value_byte(char c) noexcept;
+  const char* read_quoted(const char* at, const char* end) noexcept;
   int fail(stet::error e) noexcept;
   result refuse(stet::error e, std::size_t consumed) noexcept;
   result paused(std::size_t begin, std::size_t consumed, char before_last) noexcept;
@@ -171,7 +174,10 @@ class request_parser {
   std::size_t trailer_bytes_ = 0;
   std::size_t extension_name_bytes_ = 0;  // of the chunk extension being parsed
   extension_value extension_value_ = extension_value::empty;
-  bool separator_owed_ = false;  // llhttp swallowed a ';' between extensions; run() hands it one
+  bool separator_owed_ = false;               // llhttp swallowed a ';' between extensions; run() hands it one
+  bool value_follows_ = false;                // the last extension name ended at '='
+  bool value_owed_ = false;                   // paused before an extension value: run() looks at its first byte
+  quoted_value quoted_ = quoted_value::none;  // a quoted value run() is reading across reads
 
   bool in_message_ = false;
   bool refused_ = false;         // a callback of ours stopped the parse; failure_ says why

@@ -6,6 +6,7 @@
 #include "metrics/status_html.hpp"
 #include "metrics/status_json.hpp"
 #include "metrics/worker_counters.hpp"
+#include "request/field_lines.hpp"
 
 #include <chrono>
 #include <string>
@@ -35,7 +36,7 @@ status_page::status_page(std::shared_ptr<const metrics> m, const status_page_opt
       started_(std::chrono::steady_clock::now()) {}
 
 response status_page::page(const request& req) const {
-  const std::optional<std::string_view> known = req.header("If-None-Match");
+  const std::optional<std::string_view> known = detail::combined_field(req, "If-None-Match");
   const bool fresh = known && detail::etag_list_matches(*known, etag_, true);
   response r(fresh ? status::not_modified : status::ok);
   r.set_header("ETag", etag_);

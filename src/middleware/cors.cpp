@@ -2,6 +2,7 @@
 
 #include "http/token.hpp"
 #include "middleware/cors_policy.hpp"
+#include "request/field_lines.hpp"
 #include "response/response_access.hpp"
 
 namespace stet {
@@ -26,7 +27,9 @@ response preflight(const detail::cors_policy& p, const request& req, std::string
   response r(status::no_content);
   // The answer depends on all three: a cache must not reuse it for another.
   append(r, "Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers");
-  const std::string_view headers = detail::trim_ows(req.header("access-control-request-headers").value_or(""));
+  // Every line of the list (RFC 9110 5.3): a name on a second line is checked too.
+  const std::string_view headers =
+      detail::trim_ows(detail::combined_field(req, "access-control-request-headers").value_or(""));
   const origin_verdict v = p.decide(origin);
   if (v == origin_verdict::refused || !p.allows_method(asked) || !p.allows_headers(headers)) return r;
   allow_origin(r, p, v, origin);

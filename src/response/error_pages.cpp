@@ -2,6 +2,7 @@
 
 #include <stet/request.hpp>
 
+#include "request/field_lines.hpp"
 #include "response/response_access.hpp"
 
 #include <fmt/format.h>
@@ -92,7 +93,7 @@ response error_page(status s, error_format format) {
 }
 
 response error_page(status s, const request& req) {
-  return error_page(s, preferred_error_format(req.header("accept").value_or(std::string_view())));
+  return error_page(s, preferred_error_format(combined_field(req, "accept").value_or(std::string_view())));
 }
 
 response error_page(error e) {

@@ -1,6 +1,7 @@
 #include "static/file_response.hpp"
 
 #include "http/token.hpp"
+#include "request/field_lines.hpp"
 #include "response/response_access.hpp"
 
 #include <charconv>
@@ -11,6 +12,21 @@ namespace {
 void set_once(std::optional<std::string_view>& slot, std::string_view value) noexcept {
   if (!slot) slot = value;
 }
+
+// A list-valued field: the first line's value, and whether another follows.
+struct list_field {
+  std::optional<std::string_view> value;
+  bool repeated = false;
+
+  void see(std::string_view v) noexcept {
+    repeated = repeated || value.has_value();
+    set_once(value, v);
+  }
+  // The whole list: the first line alone (no copy) unless it was repeated.
+  std::optional<std::string_view> combined(const request& req, std::string_view name) const {
+    return repeated ? join_field_lines(req.header_fields(), name, req.arena()) : value;
+  }
+};
 
 // Every field of a file response is stet's own: names are constants, values
 // come from the cache entry (rendered once when it was loaded), from constants,
@@ -46,9 +62,12 @@ std::string_view content_range(const decision& d, std::uint64_t size, std::array
 
 }  // namespace
 
-static_request_fields read_static_fields(const request& req) noexcept {
+static_request_fields read_static_fields(const request& req) {
   static_request_fields f;
   f.conditions.head = req.method() == stet::method::head;
+  list_field if_match;
+  list_field if_none_match;
+  list_field accept_encoding;
   for (const header_field& h : req.header_fields()) {
     const std::string_view n = h.name;
     switch (n.size()) {
@@ -56,14 +75,14 @@ static_request_fields read_static_fields(const request& req) noexcept {
         if (iequals(n, "range")) set_once(f.conditions.range, h.value);
         break;
       case 8:
-        if (iequals(n, "if-match")) set_once(f.conditions.if_match, h.value);
+        if (iequals(n, "if-match")) if_match.see(h.value);
         if (iequals(n, "if-range")) set_once(f.conditions.if_range, h.value);
         break;
       case 13:
-        if (iequals(n, "if-none-match")) set_once(f.conditions.if_none_match, h.value);
+        if (iequals(n, "if-none-match")) if_none_match.see(h.value);
         break;
       case 15:
-        if (iequals(n, "accept-encoding")) set_once(f.accept_encoding, h.value);
+        if (iequals(n, "accept-encoding")) accept_encoding.see(h.value);
         break;
       case 17:
         if (iequals(n, "if-modified-since")) set_once(f.conditions.if_modified_since, h.value);
@@ -74,6 +93,9 @@ static_request_fields read_static_fields(const request& req) noexcept {
       default: break;
     }
   }
+  f.conditions.if_match = if_match.combined(req, "if-match");
+  f.conditions.if_none_match = if_none_match.combined(req, "if-none-match");
+  f.accept_encoding = accept_encoding.combined(req, "accept-encoding");
   return f;
 }
 

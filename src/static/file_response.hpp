@@ -15,12 +15,15 @@
 namespace stet::detail {
 
 /// The request fields the static responder reads, found in one pass over the
-/// header list (first occurrence of each wins).
+/// header list. The list-valued ones (If-Match, If-None-Match,
+/// Accept-Encoding) sent as several lines are joined into one list in the
+/// request's arena (RFC 9110 5.3); of the others the first line counts.
 struct static_request_fields {
   request_conditions conditions;
   std::optional<std::string_view> accept_encoding;
 };
-static_request_fields read_static_fields(const request& req) noexcept;
+/// @throws std::bad_alloc when the arena cannot hold a joined list.
+static_request_fields read_static_fields(const request& req);
 
 /// What is being sent.
 struct file_reply {

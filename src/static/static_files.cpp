@@ -13,6 +13,7 @@
 
 #include "http/percent.hpp"
 #include "http/token.hpp"
+#include "response/compress/accept_encoding_memo.hpp"
 #include "response/error_pages.hpp"
 #include "response/redirect.hpp"
 
@@ -78,8 +79,8 @@ response static_files::impl::serve(const request& req, std::string_view relative
     vary = bits != 0;
     const auto chosen = bits == 0 || !fields.accept_encoding
                             ? detail::sibling_coding::identity
-                            : detail::choose_coding(*fields.accept_encoding, (bits & detail::sibling_br) != 0,
-                                                    (bits & detail::sibling_gz) != 0);
+                            : detail::choose_coding(detail::cached_accept_encoding(*fields.accept_encoding),
+                                                    (bits & detail::sibling_br) != 0, (bits & detail::sibling_gz) != 0);
     if (chosen != detail::sibling_coding::identity) {
       const bool br = chosen == detail::sibling_coding::br;
       variant = store.lookup(concat(req.arena(), relative, br ? ".br" : ".gz"));

@@ -92,6 +92,11 @@ const bad_case bad_cases[] = {
     {"ChunkExtensionWithoutName", chunked_post + "3;a=b;;c\r\nabc\r\n0\r\n\r\n", 400},
     {"ChunkExtensionUnterminatedQuote", chunked_post + "3;a=\"b\r\nabc\r\n0\r\n\r\n", 400},
     {"ChunkExtensionControlByte", chunked_post + "3;a=\"b\x7f\"\r\nabc\r\n0\r\n\r\n", 400},
+    // A quoted-pair never quotes a line end or a control byte (request smuggling hides there).
+    {"ChunkExtensionQuotedCrLf", chunked_post + "3;a=\"b\\\r\nX\"\r\nabc\r\n0\r\n\r\n", 400},
+    {"ChunkExtensionQuotedLf", chunked_post + "3;a=\"b\\\n\"\r\nabc\r\n0\r\n\r\n", 400},
+    {"ChunkExtensionBareCrInQuote", chunked_post + "3;a=\"b\rc\"\r\nabc\r\n0\r\n\r\n", 400},
+    {"ChunkExtensionQuotedControl", chunked_post + "3;a=\"\\\x01\"\r\nabc\r\n0\r\n\r\n", 400},
     // Transfer-Encoding (RFC 9112 6.1, 6.3).
     {"TransferEncodingNotEndingInChunked", post_with("Transfer-Encoding: gzip\r\n", "abc"), 400},
     {"ChunkedNotLast", post_with("Transfer-Encoding: chunked, gzip\r\n", "3\r\nabc\r\n0\r\n\r\n"), 400},

@@ -92,6 +92,17 @@ TEST_F(Body, ChunkExtensionsOfRfc9112) {
   expect_echo_after_get();
 }
 
+// RFC 9112 7.1.1: a quoted-string value may hold quoted-pairs; llhttp 8.1
+// refuses the backslash, so stet reads quoted values itself (400 before).
+TEST_F(Body, ChunkExtensionWithAQuotedPair) {
+  ASSERT_TRUE(client_.send(chunked_head("/echo") + "5;a=\"b \\\"c\\\"\"\r\nhello\r\n1;q=\"\\\\\";r\r\n!\r\n0\r\n\r\n"));
+  expect_echo("hello!");
+  const std::string dribbled = chunked_head("/echo") + "3;a=\"x\\\";y\";b=c\r\nabc\r\n0\r\n\r\n";
+  for (char c : dribbled) ASSERT_TRUE(client_.send(std::string_view(&c, 1)));
+  expect_echo("abc");
+  expect_echo_after_get();
+}
+
 TEST_F(Body, ChunkExtensionsSentByteByByte) {
   const std::string request = chunked_head("/echo") + "3;a=b;c=\"d\";e\r\nabc\r\n0;f=g;h\r\n\r\n";
   for (char c : request) ASSERT_TRUE(client_.send(std::string_view(&c, 1)));

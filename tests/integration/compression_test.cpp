@@ -157,6 +157,24 @@ TEST(CompressionWire, ServerPreferenceBreaksTiesAndQValuesDecide) {
   EXPECT_EQ(f.get("/text?n=4000", accept("*;q=0.1, br;q=0"))->header("content-encoding"), "zstd");
 }
 
+// RFC 9110 5.3: several Accept-Encoding lines are one list. Reading only the
+// first line answered identity here ("identity;q=0.5" alone prefers nothing
+// else), and the memo keyed on the first line alone would have served that
+// answer to the next request with the same first line too.
+TEST(CompressionWire, SeveralAcceptEncodingLinesAreOneList) {
+  fixture f;
+  const auto two = f.get("/text?n=4000", accept("identity;q=0.5") + accept("gzip"));
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->header("content-encoding"), "gzip");
+  EXPECT_TRUE(varies(*two));
+  EXPECT_EQ(reference_decode(content_coding::gzip, two->body), compressible_text(4000));
+  const auto first_only = f.get("/text?n=4000", accept("identity;q=0.5"));
+  ASSERT_TRUE(first_only);
+  EXPECT_FALSE(first_only->header("content-encoding"));
+  // The first mention of a coding counts, whichever line it is on.
+  EXPECT_EQ(f.get("/text?n=4000", accept("br;q=0.1") + accept("br, gzip;q=0.5"))->header("content-encoding"), "gzip");
+}
+
 TEST(CompressionWire, HeadHasTheHeadersOfGetButNoContentLength) {
   fixture f;
   const auto get = f.get("/text?n=5000", accept("gzip"));

@@ -80,6 +80,19 @@ TEST(StaticCompression, AVariantIsMadeOnceAndServedFromTheCache) {
   EXPECT_EQ(s.files->stats().variant_misses, 3u);
 }
 
+// RFC 9110 5.3: the variant is negotiated over every Accept-Encoding line,
+// not the first one alone (which answered identity here).
+TEST(StaticCompression, SeveralAcceptEncodingLinesAreOneList) {
+  site s;
+  const auto r = s.get("/static/app.css", accept("identity;q=0.5") + accept("gzip"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->header("content-encoding"), "gzip");
+  EXPECT_EQ(reference_decode(content_coding::gzip, r->body), compressible_text(20000));
+  const auto first_only = s.get("/static/app.css", accept("identity;q=0.5"));
+  ASSERT_TRUE(first_only);
+  EXPECT_FALSE(first_only->header("content-encoding"));
+}
+
 TEST(StaticCompression, VariantETagsRevalidateInBothForms) {
   site s;
   const auto identity = s.get("/static/app.css");

@@ -184,6 +184,27 @@ TEST_F(StaticOverHttp, PrecompressedSiblingWithVary) {
   EXPECT_EQ(r->header("vary"), "Accept-Encoding");
 }
 
+// RFC 9110 5.3: repeated list fields are one list. Only the first
+// Accept-Encoding line was read ("identity;q=0.5": identity), and only the
+// first If-None-Match line (a tag that does not match: 200).
+TEST_F(StaticOverHttp, SeveralLinesOfAListFieldAreOneList) {
+  serve({"p.css", "app.css"});
+  raw_client client(server_->port());
+  auto r = client.request("GET", "/static/p.css", "Accept-Encoding: identity;q=0.5\r\nAccept-Encoding: br\r\n");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "BROTLI-BYTES");
+  EXPECT_EQ(r->header("content-encoding"), "br");
+  r = client.request("GET", "/static/app.css");
+  ASSERT_TRUE(r);
+  const std::string etag = r->header("etag").value_or("");
+  r = client.request("GET", "/static/app.css", "If-None-Match: \"other\"\r\nIf-None-Match: " + etag + "\r\n");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 304);
+  r = client.request("GET", "/static/app.css", "If-Match: \"other\"\r\nIf-Match: " + etag + "\r\n");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+}
+
 TEST_F(StaticOverHttp, TraversalTargetsAre4xxAndOpenNothingOutside) {
   const std::vector<std::string> attempts = {
       "../secret.txt",

@@ -234,6 +234,18 @@ TEST(CompressPolicy, CompressResponseCodesBodyAndHeaders) {
   EXPECT_EQ(stet::test::reference_decode(content_coding::gzip, r.body()), plain);
 }
 
+// RFC 9110 5.3: two Accept-Encoding lines are one list; the first alone
+// ("identity;q=0.5") asked for nothing but identity.
+TEST(CompressPolicy, SeveralAcceptEncodingLinesAreOneList) {
+  stet::test_request q(stet::method::get, "/report.json");
+  q.header("Accept-Encoding", "identity;q=0.5").header("X-Other", "1").header("accept-encoding", "gzip");
+  EXPECT_EQ(stet::detail::compression_facts(q.get()).accept_encoding, "identity;q=0.5, gzip");
+  const std::string plain = big_json();
+  stet::response r = stet::response::json_text(plain);
+  EXPECT_EQ(stet::detail::compress_response(q, r, on()).coding, content_coding::gzip);
+  EXPECT_EQ(stet::test::reference_decode(content_coding::gzip, r.body()), plain);
+}
+
 TEST(CompressPolicy, CompressResponseLeavesExcludedAnswersAlone) {
   stet::test_request q(stet::method::get, "/");
   q.header("Accept-Encoding", "br");

@@ -244,6 +244,29 @@ TEST(Cors, AnyHeaderWithCredentialsEchoesTheRequestedNames) {
   EXPECT_EQ(header_or_none(r, "Access-Control-Allow-Origin"), "https://app.test");
 }
 
+// RFC 9110 5.3: Access-Control-Request-Headers sent as several lines is one
+// list; reading the first line alone allowed a preflight whose second line
+// named a header the policy does not allow.
+TEST(Cors, RequestHeadersOfSeveralLinesAreOneList) {
+  stet::cors_options o;
+  o.origins = {"https://app.test"};
+  o.allow_headers = {"Content-Type", "X-Token"};
+  const auto ask = [](const stet::cors& c, std::string_view first, std::string_view second) {
+    stet::test_request q(stet::method::options, "/x");
+    q.header("Origin", "https://app.test")
+        .header("Access-Control-Request-Method", "POST")
+        .header("Access-Control-Request-Headers", first)
+        .header("access-control-request-headers", second);
+    return *c.before(q);
+  };
+  EXPECT_EQ(header_or_none(ask(stet::cors(o), "x-token", "x-other"), "Access-Control-Allow-Origin"), "(none)");
+  EXPECT_EQ(header_or_none(ask(stet::cors(o), "x-token", "content-type"), "Access-Control-Allow-Origin"),
+            "https://app.test");
+  o.allow_headers = {"*"};
+  o.credentials = true;
+  EXPECT_EQ(header_or_none(ask(stet::cors(o), "x-a", "x-b"), "Access-Control-Allow-Headers"), "x-a, x-b");
+}
+
 // A router with a CORS group ("/api"), an authentication layer inside it, and
 // routes outside it.
 struct cors_router {

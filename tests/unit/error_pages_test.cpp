@@ -70,4 +70,12 @@ TEST(ErrorPages, RouterAnswersFollowAccept) {
   EXPECT_EQ(scope.count(), 0u);
 }
 
+// RFC 9110 5.3: Accept sent as two lines is one list; the first line alone
+// prefers HTML.
+TEST(ErrorPages, AcceptOfSeveralLinesIsOneList) {
+  stet::test_request q(method::get, "/missing");
+  q.header("Accept", "text/html;q=0.4").header("accept", "application/json;q=0.8");
+  EXPECT_EQ(error_page(status::not_found, q.get()).header("content-type"), "application/json");
+}
+
 }  // namespace

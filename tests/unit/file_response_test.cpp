@@ -170,4 +170,20 @@ TEST(FileResponse, ReadsEachConditionalFieldOnceFirstWins) {
   EXPECT_FALSE(h.accept_encoding);
 }
 
+// RFC 9110 5.3: the list-valued fields, sent as several lines, are read as one
+// list (joined with ", "); the single-valued ones keep their first line.
+TEST(FileResponse, ListFieldsOfSeveralLinesAreJoined) {
+  stet::test_request q(stet::method::get, "/a.css");
+  q.header("Accept-Encoding", "identity;q=0.5")
+      .header("If-None-Match", "\"a\"")
+      .header("accept-encoding", "gzip")
+      .header("If-Match", "\"m\"")
+      .header("IF-NONE-MATCH", "\"b\", \"c\"")
+      .header("If-Match", "\"n\"");
+  const auto f = read_static_fields(q.get());
+  EXPECT_EQ(f.accept_encoding, "identity;q=0.5, gzip");
+  EXPECT_EQ(f.conditions.if_none_match, "\"a\", \"b\", \"c\"");
+  EXPECT_EQ(f.conditions.if_match, "\"m\", \"n\"");
+}
+
 }  // namespace

@@ -294,6 +294,11 @@ TEST(RequestParser, ChunkExtensionsOfRfc9112AreAccepted) {
       ";A-1=B.2;~x=!#$%&'*+-.^_`|~",
       ";a=\"q \t\x80\xff\"",
       ";a=1;b=2;c=3;d=4;e=5;f=6",
+      // quoted-pair (RFC 9110 5.6.4), which llhttp 8.1 refuses on its own
+      ";a=\"b \\\"c\\\"\"",
+      ";a=\"\\\\\";b=c",
+      ";a=\"\\\";\\\t\\ \\\x80\";b",
+      ";a=\"x\\\"\";b=\"y\"",
   };
   for (const char* ext : extensions) {
     const std::string input = chunked_head + "5" + ext + "\r\nhello\r\n2" + ext + "\r\n, \r\n0" + ext + "\r\n\r\n";
@@ -307,9 +312,34 @@ TEST(RequestParser, ChunkExtensionsOfRfc9112AreAccepted) {
 
 TEST(RequestParser, MalformedChunkExtensionsAreRefused) {
   const char* const extensions[] = {
-      ";",       ";;a",       ";=b",          ";a=",      ";a=;b",  ";a=b;",    ";a=b;;c",      ";a=b\"c\"",
-      ";a=\"b",  ";a=\"b\"c", ";a=\"b\x7f\"", ";a=b\x7f", ";a\x01", ";a=b\x01", ";a=\"b\x01\"", ";a=b c",
-      ";a=b\rX", ";a=b\n",    ";a=\"b\nc\"",  ";a=(b)",
+      ";",
+      ";;a",
+      ";=b",
+      ";a=",
+      ";a=;b",
+      ";a=b;",
+      ";a=b;;c",
+      ";a=b\"c\"",
+      ";a=\"b",
+      ";a=\"b\"c",
+      ";a=\"b\x7f\"",
+      ";a=b\x7f",
+      ";a\x01",
+      ";a=b\x01",
+      ";a=\"b\x01\"",
+      ";a=b c",
+      ";a=b\rX",
+      ";a=b\n",
+      ";a=\"b\nc\"",
+      ";a=(b)",
+      // a quoted-pair quotes only HTAB, SP, VCHAR and obs-text, never a line end or a control
+      ";a=\"b\\\"",
+      ";a=\"b\\\r\nX\"",
+      ";a=\"b\\\n\"",
+      ";a=\"\\\x01\"",
+      ";a=\"\\\x7f\"",
+      ";a=\"b\rc\"",
+      ";a=\"b\\\"c\"d",
   };
   for (const char* ext : extensions) {
     const std::string input = chunked_head + "5" + ext + "\r\nhello\r\n0\r\n\r\n";

@@ -81,8 +81,14 @@ TEST(AcceptEncoding, PicksTheBestAvailableSibling) {
       {"", true, true, c::identity},
       {"br;q=2", true, false, c::identity},  // malformed q: member ignored
       {"br ; q=0.001", true, false, c::br},
+      // The one Accept-Encoding parser (issue #25): the first mention of a coding
+      // counts, and a client weighing identity higher gets identity, as a made variant.
+      {"br;q=0.2, br, gzip;q=0.5", true, true, c::gzip},
+      {"identity, br;q=0.5", true, true, c::identity},
   };
-  for (const row& r : rows) EXPECT_EQ(choose_coding(r.header, r.br, r.gz), r.expected) << r.header;
+  for (const row& r : rows) {
+    EXPECT_EQ(choose_coding(parse_accept_encoding(r.header), r.br, r.gz), r.expected) << r.header;
+  }
 }
 
 TEST(ContentHash, First16HexOfSha256) {

@@ -217,6 +217,14 @@ TEST(StatusPage, PageIsOneSharedBodyWithAnEtag) {
   EXPECT_EQ(c.header("ETag"), page.etag());
 }
 
+// RFC 9110 5.3: If-None-Match sent as two lines is one list of tags.
+TEST(StatusPage, IfNoneMatchOfSeveralLinesIsOneList) {
+  const stet::status_page page(std::make_shared<stet::metrics>());
+  stet::test_request q(stet::method::get, "/-/status");
+  q.header("If-None-Match", "\"other\"").header("If-None-Match", page.etag());
+  EXPECT_EQ(page.page(q).status(), stet::status::not_modified);
+}
+
 TEST(StatusPage, OptionsGoIntoTheBodyEscaped) {
   stet::status_page_options o;
   o.json_url = R"(data.json?a=1&b="2")";

@@ -19,7 +19,7 @@ namespace stet::detail {
 struct compression_request {
   bool head = false;                                ///< HEAD: decided as for GET, but the body is not sent
   bool range = false;                               ///< a Range field: the answer stays on the identity representation
-  std::optional<std::string_view> accept_encoding;  ///< nullopt: no Accept-Encoding field
+  std::optional<std::string_view> accept_encoding;  ///< every line's value as one list; nullopt: none
 };
 
 /// What the response is.

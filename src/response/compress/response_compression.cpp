@@ -6,6 +6,7 @@
 #include <stet/detail/pooled_string.hpp>
 
 #include "http/token.hpp"
+#include "request/field_lines.hpp"
 #include "response/compress/compress.hpp"
 #include "response/compress/variant.hpp"
 #include "response/header_scan.hpp"
@@ -54,13 +55,19 @@ void retag(response& r, content_coding c) {
 
 }  // namespace
 
-compression_request compression_facts(const request& q) noexcept {
+compression_request compression_facts(const request& q) {
   compression_request facts;
   facts.head = q.method() == stet::method::head;
+  bool repeated = false;
   for (const header_field& f : q.header_fields()) {
     if (!facts.range && iequals(f.name, "range")) facts.range = true;
-    if (!facts.accept_encoding && iequals(f.name, "accept-encoding")) facts.accept_encoding = f.value;
+    if (iequals(f.name, "accept-encoding")) {
+      repeated = repeated || facts.accept_encoding.has_value();
+      if (!facts.accept_encoding) facts.accept_encoding = f.value;
+    }
   }
+  // RFC 9110 5.3: several lines are one list, and the memo keys on all of it.
+  if (repeated) facts.accept_encoding = join_field_lines(q.header_fields(), "accept-encoding", q.arena());
   return facts;
 }
 

@@ -26,8 +26,10 @@ inline bool may_compress(const response& r, const compression_settings& s) noexc
                        r.content_length() >= s.min_bytes);
 }
 
-/// The request's side of the decision: HEAD, Range, Accept-Encoding (the first field).
-compression_request compression_facts(const request& q) noexcept;
+/// The request's side of the decision: HEAD, Range, Accept-Encoding (several
+/// lines joined into one list in the request's arena, RFC 9110 5.3).
+/// @throws std::bad_alloc when the arena cannot hold the joined list.
+compression_request compression_facts(const request& q);
 
 /// The response's side, read in one pass over its header block.
 compression_response compression_facts(const response& r) noexcept;

@@ -1,0 +1,97 @@
+// stet-server's WebSocket routes (examples/stet-server/websocket_routes.cpp)
+// behind a real server: an upgrade from a browser page on another origin is
+// refused, unless --cors-origin names that origin; the server's own pages and
+// clients that send no Origin are served.
+#include "websocket_routes.hpp"
+
+#include <stet/stet.hpp>
+
+#include "support/http_client.hpp"
+#include "support/test_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using stet::test::raw_client;
+using stet::test::running_server;
+
+stet::router example_routes(const std::vector<std::string>& cors_origins = {}) {
+  stet::router routes;
+  stet_server::add_websocket_routes(routes, cors_origins);
+  return routes;
+}
+
+// The status of an upgrade of `path` sent with `headers` (Host first among them).
+int upgrade_status(const running_server& server, std::string_view path, std::string_view headers) {
+  raw_client c(server.port());
+  const std::string request = "GET " + std::string(path) + " HTTP/1.1\r\n" + std::string(headers) +
+                              "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+                              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+  if (!c.send(request)) return 0;
+  const auto r = c.read_response(true);
+  return r ? r->status : 0;
+}
+
+std::string host(const running_server& s) { return "Host: 127.0.0.1:" + std::to_string(s.port()) + "\r\n"; }
+
+TEST(ExampleWebsocket, ForeignOriginIsRefusedOnBothRoutes) {
+  running_server server(example_routes());
+  for (const char* path : {"/ws/echo", "/ws/chat/lobby"}) {
+    SCOPED_TRACE(path);
+    EXPECT_EQ(upgrade_status(server, path, host(server) + "Origin: http://evil.test\r\n"), 403);
+    // Another port or scheme of the same host is another origin.
+    EXPECT_EQ(upgrade_status(server, path, host(server) + "Origin: http://127.0.0.1:1\r\n"), 403);
+    EXPECT_EQ(upgrade_status(server, path,
+                             host(server) + "Origin: https://127.0.0.1:" + std::to_string(server.port()) + "\r\n"),
+              403);
+    EXPECT_EQ(upgrade_status(server, path, host(server) + "Origin: null\r\n"), 403);
+  }
+}
+
+TEST(ExampleWebsocket, OwnOriginAndNoOriginAreServed) {
+  running_server server(example_routes());
+  const std::string own = "http://127.0.0.1:" + std::to_string(server.port());
+  for (const char* path : {"/ws/echo", "/ws/chat/lobby"}) {
+    SCOPED_TRACE(path);
+    EXPECT_EQ(upgrade_status(server, path, host(server) + "Origin: " + own + "\r\n"), 101);
+    EXPECT_EQ(upgrade_status(server, path,
+                             host(server) + "Origin: HTTP://127.0.0.1:" + std::to_string(server.port()) + "\r\n"),
+              101);
+    EXPECT_EQ(upgrade_status(server, path, host(server)), 101);  // not a browser
+  }
+  // The default port is implied on either side.
+  EXPECT_EQ(upgrade_status(server, "/ws/echo", "Host: example.test\r\nOrigin: http://example.test:80\r\n"), 101);
+  EXPECT_EQ(upgrade_status(server, "/ws/echo", "Host: example.test:80\r\nOrigin: http://example.test\r\n"), 101);
+  EXPECT_EQ(upgrade_status(server, "/ws/echo", "Host: example.test:8080\r\nOrigin: http://example.test\r\n"), 403);
+  // Two Origin lines are not a browser's.
+  EXPECT_EQ(upgrade_status(server, "/ws/echo", host(server) + "Origin: " + own + "\r\nOrigin: " + own + "\r\n"), 403);
+}
+
+TEST(ExampleWebsocket, CorsOriginsMayOpenTheSockets) {
+  running_server server(example_routes({"http://app.test", "https://*.corp.test"}));
+  for (const char* path : {"/ws/echo", "/ws/chat/lobby"}) {
+    SCOPED_TRACE(path);
+    EXPECT_EQ(upgrade_status(server, path, host(server) + "Origin: http://app.test\r\n"), 101);
+    EXPECT_EQ(upgrade_status(server, path, host(server) + "Origin: https://a.corp.test\r\n"), 101);
+    EXPECT_EQ(upgrade_status(server, path, host(server) + "Origin: http://evil.test\r\n"), 403);
+    EXPECT_EQ(upgrade_status(server, path,
+                             host(server) + "Origin: http://127.0.0.1:" + std::to_string(server.port()) + "\r\n"),
+              101);
+  }
+}
+
+TEST(ExampleWebsocket, OriginCheckAsAFunction) {
+  stet::test_request q(stet::method::get, "/ws/echo");
+  q.header("Host", "[::1]:8080").header("Origin", "http://[::1]:8080");
+  EXPECT_TRUE(stet_server::websocket_origin_allowed(q, {}));
+  stet::test_request other(stet::method::get, "/ws/echo");
+  other.header("Host", "[::1]:8080").header("Origin", "http://[::1]:8081");
+  EXPECT_FALSE(stet_server::websocket_origin_allowed(other, {}));
+  EXPECT_TRUE(stet_server::websocket_origin_allowed(other, {"*"}));
+}
+
+}  // namespace
