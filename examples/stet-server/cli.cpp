@@ -249,9 +249,10 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       o.access_log_file = value;
     }
   }
+  o.proxy_protocol = proxy_protocol;
   if (proxy_protocol) {
     // Without --listen the one listener is --host/--port: it is the one that
-    // requires the header then.
+    // requires the header then (and --tls-port's, added by main()).
     if (o.server.listeners.empty()) o.server.listeners.push_back({default_listen_address(o.server)});
     for (stet::listen_options& l : o.server.listeners) l.proxy_protocol = true;
   }

@@ -28,7 +28,8 @@ struct options {
   std::string tls_ticket_key;     // --tls-ticket-key: shared session-ticket keys (80-byte keys)
   std::string upload_dir;         // empty: a private directory made at start
   std::uint64_t max_upload_bytes = std::uint64_t{8} << 30;
-  bool upload_digest = true;  // --no-upload-digest: uploads are stored without a SHA-256
+  bool upload_digest = true;    // --no-upload-digest: uploads are stored without a SHA-256
+  bool proxy_protocol = false;  // --proxy-protocol: on every listener, --tls-port's too
 };
 
 struct parse_outcome {

@@ -291,6 +291,7 @@ void add_tls_listener(const stet_server::options& o, stet::server_options& optio
   if (options.listeners.empty()) options.listeners.push_back({address(options.port)});  // else --listen's
   stet::listen_options secure{address(o.tls_port)};
   secure.tls = std::move(tls);
+  secure.proxy_protocol = o.proxy_protocol;
   options.listeners.push_back(std::move(secure));
 }
 

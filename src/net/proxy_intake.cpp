@@ -7,7 +7,9 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <string>
 
 namespace stet::detail {
 namespace {
@@ -36,14 +38,14 @@ class proxy_intake final : public proxy_intake_base, public std::enable_shared_f
                                                         : close_reason::header_timeout);
     close();
   }
-  // The bytes it holds are a header not yet complete, not a request: only
-  // bytes beyond what was looked at say something more is on its way.
+  // What it took is a header not yet complete, not a request; bytes still in
+  // the kernel are more of it on their way (read at once).
   bool evictable() noexcept override {
     boost::system::error_code ec;
-    return !closed_ && socket_.available(ec) <= peeked_;
+    return !closed_ && socket_.available(ec) == 0;
   }
   void evict() noexcept override {
-    owner_.count_close(peeked_ == 0 ? close_reason::evicted_silent : close_reason::evicted_partial);
+    owner_.count_close(held_.empty() ? close_reason::evicted_silent : close_reason::evicted_partial);
     close();
   }
   void close() noexcept override {
@@ -67,54 +69,83 @@ class proxy_intake final : public proxy_intake_base, public std::enable_shared_f
       self->try_header();
     });
   }
-  void finish(const proxy_header& h);
+  bool take(std::size_t n) noexcept;
+  void finish(const proxy_header& h, std::size_t rest);
 
   worker& owner_;
   socket_type socket_;
   endpoint peer_;
   tls_service* tls_;  // the listener's (it outlives the workers); null for plain HTTP
   deadline_hook deadline_;
-  std::size_t peeked_ = 0;
+  // The header's bytes taken so far (it is incomplete while they are kept):
+  // grown as they come, never past what the parser accepts as one header
+  // (proxy_v1_max_bytes, or proxy_default_max_bytes for v2).
+  std::string held_;
   bool closed_ = false;
 };
 
 template <class Protocol>
 void proxy_intake<Protocol>::try_header() {
-  const std::span<char> buffer = owner_.discard_buffer().first(proxy_default_max_bytes);
-  const ssize_t n = ::recv(socket_.native_handle(), buffer.data(), buffer.size(), MSG_PEEK);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+  // Never more than one header's worth: the parser refuses a longer one
+  // before it could be complete.
+  const std::size_t room = proxy_default_max_bytes - std::min(held_.size(), proxy_default_max_bytes - 1);
+  const std::span<char> buffer = owner_.discard_buffer().first(room);
+  ssize_t n = 0;
+  do {
+    n = ::recv(socket_.native_handle(), buffer.data(), buffer.size(), MSG_PEEK);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
     wait();
     return;
   }
   if (n <= 0) {
-    close();  // the client left (or reset) before saying anything
+    close();  // the client left (or reset) before finishing its header
     return;
   }
-  const proxy_header h = parse_proxy_header(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  const std::size_t before = held_.size();
+  const auto peeked = static_cast<std::size_t>(n);
+  try {
+    held_.append(buffer.data(), peeked);
+  } catch (const std::bad_alloc&) {
+    close();
+    return;
+  }
+  const proxy_header h = parse_proxy_header(held_);
   switch (h.what) {
     case proxy_header::status::invalid:
       owner_.count_close(close_reason::proxy_protocol);
       close();
       return;
     case proxy_header::status::need_more:
+      // Every byte so far is header: take them, so that the wait below sleeps
+      // until more come instead of waking for these again.
+      if (!take(peeked)) return;
       // The header's deadline counts from its first byte and is never extended.
-      if (peeked_ == 0) owner_.arm(deadline_, timeout_kind::header, steady::now());
-      peeked_ = static_cast<std::size_t>(n);
+      if (before == 0) owner_.arm(deadline_, timeout_kind::header, steady::now());
       wait();
       return;
-    case proxy_header::status::done: finish(h); return;
+    case proxy_header::status::done: finish(h, h.consumed - before); return;
   }
 }
 
+// Takes `n` bytes already peeked (so all there) off the socket; false when it
+// could not (the connection is closed then).
 template <class Protocol>
-void proxy_intake<Protocol>::finish(const proxy_header& h) {
-  // Exactly the header's bytes: they were peeked, so they are all there.
+bool proxy_intake<Protocol>::take(std::size_t n) noexcept {
   const std::span<char> buffer = owner_.discard_buffer();
-  const ssize_t taken = ::recv(socket_.native_handle(), buffer.data(), h.consumed, 0);
-  if (taken != static_cast<ssize_t>(h.consumed)) {
-    close();
-    return;
-  }
+  ssize_t taken = 0;
+  do {
+    taken = ::recv(socket_.native_handle(), buffer.data(), n, 0);
+  } while (taken < 0 && errno == EINTR);
+  if (taken == static_cast<ssize_t>(n)) return true;
+  close();
+  return false;
+}
+
+// `rest`: the header's bytes still in the kernel (peeked, not taken).
+template <class Protocol>
+void proxy_intake<Protocol>::finish(const proxy_header& h, std::size_t rest) {
+  if (!take(rest)) return;
   closed_ = true;
   worker::disarm(deadline_);
   const endpoint client = h.local ? peer_ : h.source;

@@ -3,14 +3,18 @@
 // header (v1 or v2) off the raw socket, then hands the socket and the address
 // the header carried to the worker, which starts the HTTP connection as for
 // any other. It never reads past the header: it peeks at what arrived
-// (MSG_PEEK) until the header is complete, then takes exactly its bytes, so
-// the request behind it stays in the kernel for the transport (plain, or TLS
-// whose ClientHello follows the header) and no buffer is compacted.
+// (MSG_PEEK) and takes only bytes that are header for certain (all of them
+// while the header is incomplete, exactly its rest once it is), so the
+// request behind it stays in the kernel for the transport (plain, or TLS
+// whose ClientHello follows the header) and nothing is handed over. Taking
+// the bytes of an incomplete header is also what lets the wait for the next
+// ones sleep: bytes left in the kernel would keep the socket readable.
 //
 // Bounded like a request head: first_byte_timeout while nothing arrived, then
 // header_timeout from the first byte; evictable at max_connections like a
-// silent connection. Anything that is not a valid header is closed silently
-// and counted (close_reason::proxy_protocol).
+// silent connection (or a partial head, once it holds part of the header).
+// Anything that is not a valid header is closed silently and counted
+// (close_reason::proxy_protocol).
 
 #include <stet/endpoint.hpp>
 

@@ -413,6 +413,10 @@ void tls_transport::wait_writable(const io_target& t, std::shared_ptr<void>&& ke
 }
 
 std::size_t tls_transport::available() noexcept {
+  // Mid-handshake, what this transport holds is part of a flight (a complete
+  // one was answered as it came): like a partial head it is no request on its
+  // way; only bytes still in the kernel are.
+  if (!engine_.handshake_done()) return inner_->available();
   const std::size_t inside = engine_.buffered_plaintext() + (engine_.has_buffered() ? 1 : 0);
   return inside + input_.size() + inner_->available();
 }

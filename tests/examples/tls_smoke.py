@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """stet-server over HTTPS with Debian's own TLS clients: curl --cacert and
 openssl s_client against --tls-cert/--tls-key, ALPN h2-only refused, SIGHUP
-reloading the certificate (and keeping it when the new files are bad), and
-the command line's TLS errors.
+reloading the certificate (and keeping it when the new files are bad),
+--proxy-protocol on the HTTPS listener too, and the command line's TLS errors.
 
     tls_smoke.py STET_SERVER SELF_SIGNED_CERT_SH
 
@@ -11,10 +11,12 @@ temporary directory. The server is stopped by its own PID. Every wait is
 bounded.
 """
 
+import json
 import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -34,12 +36,12 @@ def listening(port):
 
 
 class Server:
-    def __init__(self, binary, cert, key, log):
+    def __init__(self, binary, cert, key, log, extra=()):
         for _ in range(3):
             self.port, self.tls_port = free_port(), free_port()
             self.log = open(log, "w")
             self.proc = subprocess.Popen([binary, "--port", str(self.port), "--tls-port", str(self.tls_port),
-                                          "--tls-cert", cert, "--tls-key", key, "--no-access-log"],
+                                          "--tls-cert", cert, "--tls-key", key, "--no-access-log", *extra],
                                          stdout=subprocess.DEVNULL, stderr=self.log)
             deadline = time.monotonic() + START_SECONDS
             while time.monotonic() < deadline and self.proc.poll() is None:
@@ -76,6 +78,45 @@ def served_subject(port):
         if line.startswith("subject="):
             return line
     return out.stdout + out.stderr
+
+
+def https_get(port, ca, target, header=b""):
+    """GET `target` over HTTPS on 127.0.0.1:`port`, `header` sent first on the
+    raw socket (a PROXY header); the body, or the exception's text."""
+    context = ssl.create_default_context(cafile=ca)
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            raw.sendall(header)
+            with context.wrap_socket(raw, server_hostname="localhost") as tls:
+                tls.sendall(f"GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
+                answer = b""
+                while chunk := tls.recv(65536):
+                    answer += chunk
+        return answer.partition(b"\r\n\r\n")[2].decode()
+    except (OSError, ssl.SSLError) as e:
+        return f"failed: {e!r}"
+
+
+def run_proxy_protocol(binary, cert, key, work):
+    """--proxy-protocol covers the --tls-port listener: a balancer's header
+    before the ClientHello is taken, a client without one is refused."""
+    server = Server(binary, cert, key, os.path.join(work, "proxied.log"), ["--proxy-protocol"])
+    try:
+        body = https_get(server.tls_port, cert, "/-/client.json", b"PROXY TCP4 198.51.100.7 127.0.0.1 51000 443\r\n")
+        check(body.startswith("{") and json.loads(body)["client"] == "198.51.100.7",
+              f"https behind a PROXY header: {body}")
+        body = https_get(server.tls_port, cert, "/-/client.json")
+        check(body.startswith("failed"), f"https without a PROXY header was served: {body}")
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw:
+            raw.sendall(b"GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            try:
+                answer = raw.recv(65536)
+            except ConnectionResetError:  # closed with the request unread
+                answer = b""
+            check(answer == b"", f"http without a PROXY header was served: {answer!r}")
+        check(server.proc.poll() is None, "stet-server exited")
+    finally:
+        server.stop()
 
 
 def run(binary, script, work):
@@ -121,6 +162,8 @@ def run(binary, script, work):
         check(server.proc.poll() is None, "stet-server exited")
     finally:
         server.stop()
+
+    run_proxy_protocol(binary, cert, key, work)
 
     # A bad certificate at start: exit 1 with the file and the reason, never an abort.
     out = subprocess.run([binary, "--port", str(free_port()), "--tls-port", str(free_port()), "--tls-cert",

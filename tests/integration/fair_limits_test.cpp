@@ -10,8 +10,15 @@
 #include "support/http_client.hpp"
 #include "support/metric_value.hpp"
 #include "support/test_server.hpp"
+#include "support/tls_certs.hpp"
+#include "support/tls_client.hpp"
+#include "support/tls_server.hpp"
 
 #include <gtest/gtest.h>
+
+#include <openssl/bio.h>
+#include <openssl/ssl.h>
+#include <sys/socket.h>
 
 #include <thread>
 
@@ -193,6 +200,114 @@ TEST(FairLimits, ATrustedProxyIsExemptFromThePerAddressLimit) {
   EXPECT_TRUE(a.request("GET", "/plaintext"));
   EXPECT_TRUE(b.request("GET", "/plaintext"));
   EXPECT_EQ(closed_for(*s.metrics, "per_address"), 0);
+}
+
+// The first flight of a real TLS client (its ClientHello), as bytes.
+std::string client_hello() {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL* ssl = SSL_new(ctx);
+  SSL_set_bio(ssl, BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem()));
+  SSL_set_connect_state(ssl);
+  (void)SSL_do_handshake(ssl);  // wants the server's answer, having written its hello
+  std::string hello(16 * 1024, '\0');
+  const int n = BIO_read(SSL_get_wbio(ssl), hello.data(), static_cast<int>(hello.size()));
+  hello.resize(static_cast<std::size_t>(n > 0 ? n : 0));
+  SSL_free(ssl);
+  SSL_CTX_free(ctx);
+  return hello;
+}
+
+// A plain listener (index 0) and a TLS one (index 1), both at max_connections
+// together; every timeout (the handshake's too) far longer than any wait here,
+// so only eviction can make room.
+struct limited_tls_server {
+  stet::test::tls_fixture certs;
+  stet::test::cert_files site = certs.issue("site", stet::test::for_names({"localhost"}));
+  std::shared_ptr<stet::metrics> metrics = std::make_shared<stet::metrics>();
+  running_server server;
+
+  explicit limited_tls_server(std::size_t max, bool proxied = false) : server(plain_routes(), options(max, proxied)) {}
+  stet::server_options options(std::size_t max, bool proxied) {
+    stet::tls_options tls = stet::test::tls_settings(site);
+    tls.handshake_timeout = 60s;
+    stet::server_options o = stet::test::tls_server_options(std::move(tls));
+    o.max_connections = max;
+    o.eviction_grace = {};
+    o.first_byte_timeout = o.header_timeout = o.idle_timeout = 60s;
+    o.drain_timeout = 500ms;
+    for (stet::listen_options& l : o.listeners) l.proxy_protocol = proxied;
+    o.metrics = metrics;
+    return o;
+  }
+  std::uint16_t plain_port() noexcept { return server.get().port(0); }
+  std::uint16_t tls_port() noexcept { return server.get().port(1); }
+  std::size_t open() noexcept { return server.get().open_connections(); }
+  /// A new TLS client (after `header`, if any) completes its handshake and is answered.
+  bool served_over_tls(std::string_view header = {}) {
+    stet::test::tls_client_options o;
+    o.ca_file = certs.ca_file();
+    stet::test::tls_client client(tls_port(), o);
+    if (!header.empty() && ::send(client.fd(), header.data(), header.size(), MSG_NOSIGNAL) != std::ssize(header)) {
+      return false;
+    }
+    if (!client.handshake(10s)) return false;
+    const auto r = client.request("GET", "/plaintext");
+    return r && r->status == 200 && r->body == "Hello, World!";
+  }
+};
+
+// Connections stalled halfway through their ClientHello wait for input as a
+// partial head does: at the limit they make room for new clients, plain and
+// TLS, instead of holding them in the backlog until a timeout.
+TEST(FairLimits, HalfClientHellosMakeRoomAtTheLimit) {
+  limited_tls_server s(20);
+  const std::string hello = client_hello();
+  ASSERT_GT(hello.size(), 100u);
+  const std::string_view half = std::string_view(hello).substr(0, hello.size() / 2);
+  auto stalled = connect_many(s.tls_port(), 30);  // ten more than the limit: they wait in the backlog
+  for (auto& c : stalled) ASSERT_TRUE(c->send(half));
+  // Give a loaded machine time to read the half hellos (see APartialHeadIsClosedBeforeAnIdleKeepAlive).
+  std::this_thread::sleep_for(300ms);
+  EXPECT_TRUE(served(s.plain_port()));
+  EXPECT_TRUE(s.served_over_tls());
+  EXPECT_GE(closed_for(*s.metrics, "evicted_silent") + closed_for(*s.metrics, "evicted_partial"), 2);
+  EXPECT_TRUE(stalled.front()->wait_closed(2s)) << "not the one that waited longest";
+}
+
+// Behind a PROXY header the same: a half ClientHello after a complete header
+// makes room at the limit.
+TEST(FairLimits, HalfClientHellosBehindAProxyHeaderMakeRoomAtTheLimit) {
+  limited_tls_server s(10, true);
+  const std::string hello = client_hello();
+  const std::string_view half = std::string_view(hello).substr(0, hello.size() / 2);
+  const std::string header = "PROXY TCP4 198.51.100.20 127.0.0.1 52000 443\r\n";
+  auto stalled = connect_many(s.tls_port(), 10);
+  for (auto& c : stalled) ASSERT_TRUE(c->send(header + std::string(half)));
+  ASSERT_TRUE(eventually([&] { return s.open() == 10; }));
+  std::this_thread::sleep_for(300ms);
+  raw_client plain(s.plain_port());
+  ASSERT_TRUE(plain.send(header + "GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto r = plain.read_response(false, 10s);
+  EXPECT_TRUE(r && r->status == 200);
+  EXPECT_TRUE(s.served_over_tls(header));
+  EXPECT_GE(closed_for(*s.metrics, "evicted_silent") + closed_for(*s.metrics, "evicted_partial"), 2);
+}
+
+// Connections still reading their PROXY header are evicted as partial heads.
+TEST(FairLimits, PartialProxyHeadersMakeRoomAtTheLimit) {
+  limited_tls_server s(10, true);
+  auto stalled = connect_many(s.plain_port(), 10);
+  for (auto& c : stalled) ASSERT_TRUE(c->send("PROXY TCP4 198.51.100.2"));
+  ASSERT_TRUE(eventually([&] { return s.open() == 10; }));
+  std::this_thread::sleep_for(300ms);
+  const std::string header = "PROXY TCP4 198.51.100.21 127.0.0.1 52001 443\r\n";
+  raw_client plain(s.plain_port());
+  ASSERT_TRUE(plain.send(header + "GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto r = plain.read_response(false, 10s);
+  EXPECT_TRUE(r && r->status == 200);
+  EXPECT_TRUE(s.served_over_tls(header));
+  EXPECT_GE(closed_for(*s.metrics, "evicted_partial"), 2);
+  EXPECT_TRUE(stalled.front()->wait_closed(2s)) << "not the one that waited longest";
 }
 
 }  // namespace

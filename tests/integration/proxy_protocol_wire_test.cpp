@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <array>
 #include <chrono>
 #include <future>
@@ -98,6 +100,84 @@ TEST(ProxyProtocolWire, AV2HeaderCutIntoPiecesAndTheRequestLater) {
   const auto r = client.read_response();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->body, "203.0.113.5:40001 203.0.113.5");
+}
+
+// CPU time of this whole process (the server runs in it) since it started.
+std::chrono::microseconds process_cpu() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  const auto at = [](const timeval& t) {
+    return std::chrono::seconds(t.tv_sec) + std::chrono::microseconds(t.tv_usec);
+  };
+  return at(usage.ru_utime) + at(usage.ru_stime);
+}
+
+// A header that stops short must leave the worker asleep until more comes: the
+// bytes it already has are no news. A worker that keeps waking for them spins
+// (a whole core) until the header timeout, here far away.
+TEST(ProxyProtocolWire, AnIncompleteHeaderWaitsWithoutSpinning) {
+  proxied_server s({}, 30s, 30s);
+  raw_client client(s.port());
+  ASSERT_TRUE(client.send("PROXY TCP4 198.51.100.9 127.0.0.1 5100"));
+  ASSERT_TRUE(eventually([&] { return s.server.get().open_connections() == 1; }));
+  std::this_thread::sleep_for(50ms);  // the intake has seen the bytes
+  const auto cpu_before = process_cpu();
+  const auto wall_before = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(1s);
+  const auto cpu = process_cpu() - cpu_before;
+  const auto wall = std::chrono::steady_clock::now() - wall_before;
+  // Generous: a spinning worker takes about 100 % of the wall time.
+  EXPECT_LT(cpu, wall * 3 / 10) << "the server used " << cpu.count() << " us of CPU in "
+                                << std::chrono::duration_cast<std::chrono::microseconds>(wall).count() << " us";
+  ASSERT_TRUE(client.send("0 8080\r\n" + std::string(get_peer)));
+  const auto r = client.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "198.51.100.9:51000 198.51.100.9");
+}
+
+// One byte per segment, the request riding with the header's last byte: the
+// intake takes the header and not a byte more.
+TEST(ProxyProtocolWire, AV1HeaderSentByteByByteThenTheRequestInItsLastSegment) {
+  proxied_server s;
+  raw_client client(s.port());
+  const std::string header = "PROXY TCP4 198.51.100.10 127.0.0.1 51010 8080\r\n";
+  for (std::size_t at = 0; at + 1 < header.size(); ++at) {
+    ASSERT_TRUE(client.send(std::string_view(header).substr(at, 1)));
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_TRUE(client.send("\n" + std::string(get_peer)));
+  const auto r = client.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "198.51.100.10:51010 198.51.100.10");
+  const auto again = client.request("GET", "/peer");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->body, "198.51.100.10:51010 198.51.100.10");
+}
+
+TEST(ProxyProtocolWire, AV2HeaderSentByteByByte) {
+  proxied_server s;
+  raw_client client(s.port());
+  const std::string header = v2_tcp4({203, 0, 113, 6}, 40002);
+  for (char byte : header) {
+    ASSERT_TRUE(client.send(std::string_view(&byte, 1)));
+    std::this_thread::sleep_for(1ms);
+  }
+  ASSERT_TRUE(client.send(get_peer));
+  const auto r = client.read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "203.0.113.6:40002 203.0.113.6");
+}
+
+// A header cut short and never finished still ends at header_timeout, counted
+// from its first byte however many pieces came.
+TEST(ProxyProtocolWire, AHeaderStillIncompleteAfterSeveralPiecesTimesOut) {
+  proxied_server s({}, 2000ms, 300ms);
+  raw_client client(s.port());
+  ASSERT_TRUE(client.send("PROXY "));
+  std::this_thread::sleep_for(20ms);
+  ASSERT_TRUE(client.send("TCP4 "));
+  EXPECT_TRUE(client.wait_closed(5s));
+  EXPECT_TRUE(eventually([&] { return closed_for(*s.metrics, "header_timeout") == 1; }));
 }
 
 TEST(ProxyProtocolWire, ALocalHeaderKeepsTheSocketsPeer) {
