@@ -91,10 +91,12 @@ reference_boundary read_reference(std::string_view content_type) {
     if (!rest.empty() && rest.front() == '"') {
       std::size_t j = 1;
       bool closed = false;
+      bool escaped = false;
       for (; j < rest.size(); ++j) {
         const char c = rest[j];
         if (c == '\\' && j + 1 < rest.size()) {
           value += rest[++j];
+          escaped = true;
         } else if (c == '"') {
           closed = true;
           break;
@@ -103,6 +105,9 @@ reference_boundary read_reference(std::string_view content_type) {
         }
       }
       if (!closed) return r;
+      // Documented: a quoted boundary may not hold a backslash (it is no bchar),
+      // even as a quoted-pair that RFC 9110 would unescape.
+      if (escaped) value = "\\";
       rest.remove_prefix(j + 1);
     } else {
       std::size_t j = 0;
