@@ -6,7 +6,9 @@ fuzz/support/splits.hpp): b"\\x00" means "one piece", b"\\x01\\x00" "one byte
 at a time". Inputs that once crashed a target are kept next to the seeds as
 crash-<what> files; this script never removes them."""
 
+import gzip
 import pathlib
+import zlib
 
 HERE = pathlib.Path(__file__).resolve().parent
 ONE_PIECE = b"\x00"
@@ -430,9 +432,237 @@ WEBSOCKET_FRAME = {
     "built_unmasked": bytes([4, 0, 0x81, 0x83]) + b"abc",
 }
 
+
+# server: byte 0 the setup (1 PROXY intake over a socketpair, 2 the server
+# catches up after each piece, 4 writes of 7 bytes, 8 blocked writes), byte 1
+# the plan's size, then u16 little-endian piece sizes minus one, then the
+# payload (see fuzz/server_fuzz.cpp).
+def server(setup, payload, plan=()):
+    return bytes([setup, len(plan)]) + b"".join(p.to_bytes(2, "little") for p in plan) + payload
+
+
+def zstd_raw(data, fhd=0x20, window=None):
+    """A zstd frame of one raw block: single segment with a 1-byte content
+    size by default, or (fhd=0) a window descriptor and no content size."""
+    head = b"\x28\xb5\x2f\xfd" + bytes([fhd])
+    head += bytes([window]) if window is not None else bytes([len(data)])
+    return head + ((len(data) << 3) | 1).to_bytes(3, "little") + data
+
+
+def gz(data):
+    return gzip.compress(data, mtime=0)
+
+
+def raw_deflate(data, compressor=None):
+    c = compressor or zlib.compressobj(6, zlib.DEFLATED, -15)
+    out = c.compress(data) + c.flush(zlib.Z_SYNC_FLUSH)
+    assert out.endswith(b"\x00\x00\xff\xff")
+    return out[:-4]
+
+
+def upgrade(path, extra=b""):
+    return (b"GET " + path + b" HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n" + extra + b"\r\n")
+
+
+def request(method, target, body=b"", extra=b""):
+    length = b"Content-Length: %d\r\n" % len(body) if body or method in (b"POST", b"PUT") else b""
+    return method + b" " + target + b" HTTP/1.1\r\nHost: a\r\n" + length + extra + b"\r\n" + body
+
+
+SINK_HEAD = b"PUT /sink HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\n"
+BIG_FRAMES = b"".join(ws_frame(0x82, bytes([i]) * 4000) for i in range(15))  # about 60 KiB, masked
+MULTIPART_FORM = mp_field(b"a", b"1") + MP_FILE + MP_END
+SERVER_MIX = (request(b"GET", b"/plaintext") +
+              request(b"HEAD", b"/big", extra=b"Accept-Encoding: gzip\r\n") +
+              request(b"GET", b"/big", extra=b"Accept-Encoding: br;q=0.5, zstd\r\n") +
+              request(b"POST", b"/echo", gz(b"coded " * 40), b"Content-Encoding: gzip\r\nAccept-Encoding: gzip\r\n") +
+              request(b"POST", b"/echo", zstd_raw(b"zstd body"), b"Content-Encoding: zstd\r\n") +
+              request(b"GET", b"/stream?rows=300", extra=b"Accept-Encoding: br\r\n") +
+              b"PUT /sink HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk(b"abc") + chunk(b"de") +
+              b"0\r\n\r\n" +
+              request(b"PUT", b"/pause", b"p" * 3000) +
+              request(b"POST", b"/co", b"coroutine body") +
+              request(b"GET", b"/co?n=1", extra=b"Accept-Encoding: zstd\r\n") +
+              request(b"POST", b"/form", MULTIPART_FORM, b"Content-Type: multipart/form-data; boundary=fz\r\n") +
+              request(b"GET", b"/nowhere") +
+              request(b"GET", b"/plaintext", extra=b"Connection: close\r\n"))
+WS_SESSION = (ws_frame(0x81, b"hello") + ws_frame(0x02, b"bi") + ws_frame(0x89, b"p") + ws_frame(0x80, b"nary") +
+              ws_frame(0x81, b"echo me " * 10) + ws_close(1000, b"bye"))
+TAKEOVER = zlib.compressobj(6, zlib.DEFLATED, -9)
+WSZ_SESSION = (ws_frame(0xc1, raw_deflate(b"Hello, deflated world! " * 4)) + ws_frame(0x81, b"plain") +
+               ws_frame(0x41, raw_deflate(b"frag")[:2]) + ws_frame(0x80, raw_deflate(b"frag")[2:]) +
+               ws_frame(0x81, b"close"))
+WSZT_SESSION = (ws_frame(0xc1, raw_deflate(b"takeover " * 20, TAKEOVER)) +
+                ws_frame(0xc1, raw_deflate(b"takeover " * 20, TAKEOVER)) + ws_close(1001))
+PROXY_V1 = b"PROXY TCP4 192.0.2.1 198.51.100.2 56324 443\r\n"
+PROXY_V2 = v2(1, 0x11, INET)
+SERVER = {
+    "plaintext": server(0, request(b"GET", b"/plaintext")),
+    "mix": server(0, SERVER_MIX),
+    "mix_caught_up": server(2, SERVER_MIX, (40, 7, 300)),
+    "mix_bytewise": server(2, SERVER_MIX, (0,)),
+    "mix_short_writes": server(4 | 8, SERVER_MIX, (99,)),
+    "expect_continue": server(2, request(b"PUT", b"/sink", b"body", b"Expect: 100-continue\r\n"), (60,)),
+    "co_chunked": server(2, b"POST /co HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n" + chunk(b"x" * 100) +
+                         chunk(b"y") + b"0\r\n\r\n", (70, 5)),
+    "sink_too_large": server(0, b"PUT /sink HTTP/1.1\r\nHost: a\r\nContent-Length: 999999\r\n\r\nabc"),
+    "decode_bomb": server(0, request(b"POST", b"/echo", gz(b"\0" * 100000), b"Content-Encoding: gzip\r\n")),
+    "ws": server(0, upgrade(b"/ws") + WS_SESSION),
+    "ws_bytewise": server(2, upgrade(b"/ws") + WS_SESSION, (0,)),
+    "ws_after_requests": server(2, request(b"GET", b"/plaintext") + request(b"POST", b"/echo", b"abc") +
+                                upgrade(b"/ws") + WS_SESSION, (30,)),
+    "wsz": server(0, upgrade(b"/wsz", b"Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n") +
+                  WSZ_SESSION),
+    "wszt": server(2, upgrade(b"/wszt", b"Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits=9, "
+                                        b"permessage-deflate\r\n") + WSZT_SESSION, (200, 3)),
+    "ws_refused_version": server(0, upgrade(b"/ws").replace(b"Version: 13", b"Version: 8") + b"junk"),
+    "proxy_v1": server(1, PROXY_V1 + request(b"GET", b"/plaintext") + request(b"POST", b"/echo", b"x")),
+    "proxy_v2_cut": server(3, PROXY_V2 + request(b"GET", b"/big", extra=b"Accept-Encoding: gzip\r\n"), (5, 11, 20)),
+    "proxy_v2_ws": server(1, PROXY_V2 + upgrade(b"/wsz", b"Sec-WebSocket-Extensions: permessage-deflate\r\n") +
+                          WSZ_SESSION),
+    "proxy_bad": server(1, b"PROXY TCP4 nonsense\r\n" + request(b"GET", b"/plaintext")),
+    # The PUT's head, then in one later write its 4 body bytes, an upgrade and
+    # about 60 KiB of frames: the bytes left over at the upgrade outgrew the
+    # session's 32 KiB read block (heap overflow in websocket_connection::start).
+    "sink_then_upgrade_60k": server(2, SINK_HEAD + b"body" + upgrade(b"/ws") + BIG_FRAMES,
+                                    (len(SINK_HEAD) - 1, 0xffff)),
+    "sink_then_upgrade_60k_proxy": server(3, PROXY_V1 + SINK_HEAD + b"body" + upgrade(b"/ws") + BIG_FRAMES,
+                                          (len(PROXY_V1) + len(SINK_HEAD) - 1, 0xffff)),
+    "echo_then_upgrade_60k": server(0, request(b"POST", b"/echo", b"body") + upgrade(b"/ws") + BIG_FRAMES,
+                                    (0xffff,)),
+}
+
+
+# body_decoder: byte 0 the setup (bits 0-1 gzip, br, zstd or a
+# Content-Encoding value; 4 round trip; bits 3-5 the limit; 64 two members;
+# 128 junk), byte 1 the zstd window log or the cut, then the bytes.
+def decoder(coding, payload, limit=5, round_trip=False, two=False, junk=False, byte1=0):
+    setup = coding | (limit << 3) | (4 if round_trip else 0) | (64 if two else 0) | (128 if junk else 0)
+    return bytes([setup, byte1]) + payload
+
+
+TEXT = b"The quick brown fox jumps over the lazy dog. " * 30
+BODY_DECODER = {
+    "gzip_raw": decoder(0, gz(TEXT)),
+    "gzip_raw_cut": decoder(0, gz(TEXT), byte1=6),
+    "gzip_two_members": decoder(0, gz(b"one") + gz(b"two"), byte1=2),
+    "gzip_trailing_junk": decoder(0, gz(b"one") + b"\x00"),
+    "gzip_truncated": decoder(0, gz(TEXT)[:-5]),
+    "gzip_bomb_small_limit": decoder(0, gz(b"\0" * 200000), limit=3),
+    "gzip_round_trip": decoder(0, TEXT, round_trip=True),
+    "gzip_round_trip_limit_100": decoder(0, TEXT, limit=2, round_trip=True),
+    "gzip_round_trip_two_junk": decoder(0, TEXT, round_trip=True, two=True, junk=True),
+    "br_empty": decoder(1, b"\x06"),
+    "br_round_trip": decoder(1, TEXT, round_trip=True),
+    "br_round_trip_limit_0": decoder(1, b"x", limit=0, round_trip=True),
+    "br_round_trip_junk": decoder(1, TEXT, round_trip=True, junk=True),
+    "zstd_raw_block": decoder(2, zstd_raw(b"raw block")),
+    "zstd_two_frames": decoder(2, zstd_raw(b"one") + zstd_raw(b"two"), byte1=3),
+    "zstd_skippable": decoder(2, b"\x50\x2a\x4d\x18\x04\x00\x00\x00skip" + zstd_raw(b"after")),
+    "zstd_window_8m": decoder(2, zstd_raw(b"ok", fhd=0, window=0x68)),
+    "zstd_window_9m": decoder(2, zstd_raw(b"refused", fhd=0, window=0x69)),
+    "zstd_window_16m": decoder(2, zstd_raw(b"refused", fhd=0, window=0x70)),
+    "zstd_window_2g": decoder(2, zstd_raw(b"refused", fhd=0, window=0xa8)),
+    "zstd_round_trip": decoder(2, TEXT, round_trip=True),
+    "zstd_round_trip_window_23": decoder(2, TEXT, round_trip=True, byte1=13),
+    "zstd_round_trip_window_24": decoder(2, TEXT, round_trip=True, byte1=14),
+    "zstd_round_trip_two": decoder(2, TEXT, round_trip=True, two=True, byte1=1),
+    "coding_gzip": decoder(3, b" x-GZIP\t"),
+    "coding_list": decoder(3, b"gzip, br"),
+    "coding_identity": decoder(3, b"Identity"),
+}
+
+
+# websocket_upgrade: byte 0 the request and route (1 POST, 2 HTTP/1.0, 4
+# origins, 8 Origin required, 16 deflate, 32 and 64 no context takeover),
+# byte 1 the route's window bits, then "name: value" lines.
+def wsu(setup, lines, bits=0x77):
+    return bytes([setup, bits]) + b"\n".join(lines)
+
+
+WSU_BASE = [b"Host: a", b"Upgrade: websocket", b"Connection: Upgrade", b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+            b"Sec-WebSocket-Version: 13"]
+WEBSOCKET_UPGRADE = {
+    "valid": wsu(0, WSU_BASE),
+    "post": wsu(1, WSU_BASE),
+    "http10": wsu(2, WSU_BASE),
+    "lists": wsu(0, [b"Upgrade: h2c, WebSocket", b"Connection: keep-alive", b"Connection: upgrade",
+                     b"Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAQ==", b"Sec-WebSocket-Version: 13"]),
+    "two_keys": wsu(0, WSU_BASE + [b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="]),
+    "bad_key_bits": wsu(0, WSU_BASE[:3] + [b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZR==", WSU_BASE[4]]),
+    "two_versions": wsu(0, WSU_BASE + [b"Sec-WebSocket-Version: 8"]),
+    "quoted_upgrade": wsu(0, [b'Upgrade: "x, websocket'] + WSU_BASE[2:]),
+    "subprotocols": wsu(0, WSU_BASE + [b"Sec-WebSocket-Protocol: mqtt, superchat", b"Sec-WebSocket-Protocol: chat"]),
+    "origin_allowed": wsu(4 | 8, WSU_BASE + [b"Origin: HTTPS://EXAMPLE.COM"]),
+    "origin_refused": wsu(4, WSU_BASE + [b"Origin: https://evil.example"]),
+    "origin_missing_required": wsu(4 | 8, WSU_BASE),
+    "deflate_plain": wsu(16, WSU_BASE + [b"Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"]),
+    "deflate_all": wsu(16 | 32 | 64, WSU_BASE + [
+        b"Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover; client_no_context_takeover; "
+        b"server_max_window_bits=10; client_max_window_bits=12"], 0x25),
+    "deflate_quoted": wsu(16, WSU_BASE + [b'Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits="11"']),
+    "deflate_fallbacks": wsu(16, WSU_BASE + [
+        b"Sec-WebSocket-Extensions: x-webkit-deflate-frame, permessage-deflate; server_max_window_bits=8, "
+        b"permessage-deflate; foo, permessage-deflate; client_max_window_bits=08, permessage-deflate"]),
+    "deflate_repeated": wsu(16, WSU_BASE + [
+        b"Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover; server_no_context_takeover"]),
+    "deflate_disabled": wsu(0, WSU_BASE + [b"Sec-WebSocket-Extensions: permessage-deflate"]),
+    "deflate_trailing_semicolon": wsu(16, WSU_BASE + [b"Sec-WebSocket-Extensions: permessage-deflate;"]),
+}
+
+CONTENT_TYPE = {"ct_%02d" % i: v for i, v in enumerate([
+    b"multipart/form-data; boundary=fz",
+    b"multipart/form-data; boundary=\"a b:c\"",
+    b"Multipart/Form-Data;charset=utf-8;BOUNDARY=----WebKitFormBoundary7MA4YWxkTrZu0gW",
+    b"multipart/form-data; boundary=a; boundary=b",
+    b"multipart/form-data; boundary=",
+    b"multipart/form-data; boundary=\"\"",
+    b"multipart/form-data; boundary=\"a\\\"b\"",
+    b"multipart/form-data; boundary=" + b"x" * 71,
+    b"multipart/form-data; boundary=\"ends with space \"",
+    b"multipart/form-data; boundary = spaced ; x=y",
+    b"multipart/form-data; boundary=a b",
+    b"multipart/form-data; ; ; boundary=ok;",
+    b"multipart/mixed; boundary=x",
+    b"application/json; charset=utf-8",
+    b"application/problem+json",
+    b"application/+json",
+    b" application/x-www-form-urlencoded ; charset=utf-8",
+    b"text/plain",
+    b"",
+])}
+
+CORS = {
+    "exact": b"\x00https://app.example.com,http://127.0.0.1:8080\nContent-Type\nhttps://app.example.com\n"
+             b"content-type\nPUT",
+    "exact_upper": b"\x08https://app.example.com\nContent-Type, X-A\nHTTPS://APP.EXAMPLE.COM\nx-a, content-type\nPUT",
+    "pattern": b"\x01https://*.example.com:8443\nX-Requested-With\nhttps://a.b.example.com:8443\n,,x-requested-with,\nGET",
+    "pattern_no_label": b"\x00https://*.example.com\n\nhttps://.example.com\n\nDELETE",
+    "any": b"\x04\n*\nhttps://anything.test\nX-Anything, y\nPATCH",
+    "any_credentials": b"\x07\n\nhttps://anything.test\nX-A\nOPTIONS",
+    "any_credentials_null": b"\x05\n\nnull\n\nput",
+    "null": b"\x00null\n\nnull\nbad header\nGET",
+    "ipv6": b"\x10http://[::1]:8080\nA\nhttp://[::1]:8080\na\t, b\nDELETE",
+    "bad_origin": b"\x00https://example.com/path\n\nhttps://example.com/path\n\nGET",
+}
+
+ACCEPT_ENCODING = {"ref_%02d" % i: v for i, v in enumerate([
+    b"gzip;q=0.5, br;q=0.8, zstd;q=0.8",
+    b"identity;q=0.9, gzip;q=0.8",
+    b"*;q=0, identity;q=0",
+    b"*;q=0.3, gzip;q=0",
+    b"gzip ; Q=1.000 , x-gzip;q=0, br;q=1.",
+    b"br;q=0.5;q=1, zstd",
+    b"",
+    b"GZIP, Br",
+])}
+
 CORPORA = {"request_path": REQUEST_PATH, "chunked": CHUNKED, "safe_path": SAFE_PATH, "cookie": COOKIE, "form": FORM,
            "router": ROUTER, "multipart": MULTIPART, "websocket_frame": WEBSOCKET_FRAME, "forwarded": FORWARDED,
-           "proxy_protocol": PROXY_PROTOCOL}
+           "proxy_protocol": PROXY_PROTOCOL, "server": SERVER, "body_decoder": BODY_DECODER,
+           "websocket_upgrade": WEBSOCKET_UPGRADE, "content_type": CONTENT_TYPE, "cors": CORS,
+           "accept_encoding": ACCEPT_ENCODING}
 
 
 def main():

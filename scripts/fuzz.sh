@@ -15,30 +15,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 seconds="${FUZZ_SECONDS:-30}"
 build="$root/build-fuzz"
 jobs="${FUZZ_JOBS:-$(nproc)}"
-export CCACHE_DIR="${CCACHE_DIR:-$root/.cache/ccache}"
 
-# Which dictionary each target reads.
-declare -A dict=(
-  [request_path]=http.dict [chunked]=http.dict
-  [safe_path]=url.dict [router]=url.dict [form]=url.dict [cookie]=url.dict
-  [accept_encoding]=accept_encoding.dict [multipart]=multipart.dict [websocket_frame]=websocket.dict
-  [forwarded]=forwarded.dict [proxy_protocol]=proxy_protocol.dict
-)
-all_targets=(request_path chunked safe_path router cookie form accept_encoding multipart websocket_frame forwarded
-             proxy_protocol)
+# shellcheck source=scripts/lib/fuzz_targets.sh
+. "$root/scripts/lib/fuzz_targets.sh"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
-for t in "${targets[@]}"; do
-  if [ -z "${dict[$t]:-}" ]; then
-    echo "fuzz: unknown target '$t' (known: ${all_targets[*]})" >&2
-    exit 2
-  fi
-done
-
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSTET_BUILD_FUZZ=ON \
-      -DSTET_BUILD_TESTS=OFF -DSTET_BUILD_BENCH=OFF -DSTET_BUILD_EXAMPLES=OFF -DSTET_INSTALL=OFF >/dev/null
-cmake --build "$build" -j"$jobs" --target "${targets[@]/%/_fuzz}"
+check_fuzz_targets "${targets[@]}"
+build_fuzz_targets "$build" "$jobs" "${targets[@]}"
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Long fuzzing runs (not for CI): builds the libFuzzer targets as scripts/fuzz.sh
+# does, then runs each for FUZZ_RUNS executions in all (10^7 by default), split
+# over FUZZ_WORKERS parallel jobs (2 by default: one per core of a 2-core box;
+# libFuzzer's -jobs/-workers, each job doing its share of -runs), one target
+# after the other. The corpus is kept between runs outside the repository, in
+# FUZZ_CORPUS_DIR/<target> (default build-fuzz/corpus-long), seeded from
+# fuzz/corpus/<target>; logs and crashing inputs go to FUZZ_OUT_DIR (default
+# build-fuzz/long). Prints one row per target: executions, exec/s, coverage,
+# corpus size and findings (crash-, leak-, timeout-, oom- files and sanitizer
+# reports), also written to FUZZ_OUT_DIR/summary.txt as each target ends.
+#   scripts/fuzz_long.sh                          # every target
+#   FUZZ_RUNS=1000000 scripts/fuzz_long.sh server cors
+#   FUZZ_CORPUS_DIR=/work/fuzz-long/corpus FUZZ_OUT_DIR=/work/fuzz-long scripts/fuzz_long.sh
+# Reproduce a finding: build-fuzz/fuzz/<target>_fuzz FUZZ_OUT_DIR/<target>/crash-...
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/install-deps.sh" --fuzz
+
+runs="${FUZZ_RUNS:-10000000}"
+workers="${FUZZ_WORKERS:-2}"
+build="$root/build-fuzz"
+corpus_root="${FUZZ_CORPUS_DIR:-$build/corpus-long}"
+out="${FUZZ_OUT_DIR:-$build/long}"
+
+# shellcheck source=scripts/lib/fuzz_targets.sh
+. "$root/scripts/lib/fuzz_targets.sh"
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
+check_fuzz_targets "${targets[@]}"
+build_fuzz_targets "$build" "$workers" "${targets[@]}"
+
+mkdir -p "$corpus_root" "$out"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+summary="$out/summary.txt"
+header="$(printf '%-18s %12s %9s %7s %8s %8s  %s' target executions exec/s cov ft corpus findings)"
+echo "$header" >"$summary"
+
+per_job=$(((runs + workers - 1) / workers))
+for t in "${targets[@]}"; do
+  corpus="$corpus_root/$t"
+  logs="$out/$t"
+  mkdir -p "$corpus" "$logs"
+  cp -n "$root/fuzz/corpus/$t/"* "$corpus/" 2>/dev/null || true
+  rm -f "$logs"/fuzz-*.log
+  echo "== fuzz_long $t: $runs executions over $workers jobs (corpus $corpus)"
+  start=$(date +%s)
+  status=0
+  # The jobs run in $logs, where libFuzzer writes fuzz-<job>.log.
+  (cd "$logs" && "$build/fuzz/${t}_fuzz" "$corpus" -dict="$root/fuzz/dict/${dict[$t]}" \
+      -jobs="$workers" -workers="$workers" -runs="$per_job" -detect_leaks=1 -timeout=60 -rss_limit_mb=4096 \
+      -print_final_stats=1 -artifact_prefix="$logs/" >"$logs/driver.log" 2>&1) || status=$?
+  seconds=$(($(date +%s) - start))
+  execs=0
+  for log in "$logs"/fuzz-*.log; do
+    [ -f "$log" ] || continue
+    n="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
+    if [ -z "$n" ]; then  # a job that stopped on a finding prints no final stats
+      n="$(grep -oE '^#[0-9]+' "$log" | tail -n 1 | tr -d '#')"
+    fi
+    execs=$((execs + ${n:-0}))
+  done
+  rate=$((execs / (seconds > 0 ? seconds : 1)))
+  cov="$(cat "$logs"/fuzz-*.log 2>/dev/null | sed -n 's/.* cov: \([0-9]*\).*/\1/p' | sort -n | tail -n 1)"
+  ft="$(cat "$logs"/fuzz-*.log 2>/dev/null | sed -n 's/.* ft: \([0-9]*\).*/\1/p' | sort -n | tail -n 1)"
+  files="$(find "$logs" -maxdepth 1 \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)"
+  reports="$(cat "$logs"/fuzz-*.log 2>/dev/null |
+      grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|fuzz property broken' || true)"
+  findings="none"
+  if [ "$files" -gt 0 ] || [ "$reports" -gt 0 ] || [ "$status" -ne 0 ]; then
+    findings="$files inputs, $reports reports, exit $status (see $logs)"
+  fi
+  corp="$(find "$corpus" -type f | wc -l)"
+  printf '%-18s %12s %9s %7s %8s %8s  %s\n' "$t" "$execs" "$rate" "${cov:-?}" "${ft:-?}" "$corp" "$findings" \
+      >>"$summary"
+done
+
+echo "== fuzz_long summary ($summary)"
+cat "$summary"
+if grep -qv ' none$' <(tail -n +2 "$summary"); then
+  echo "fuzz_long: findings above" >&2
+  exit 1
+fi
