@@ -19,6 +19,20 @@ namespace {
 using namespace std::chrono_literals;
 using namespace stet::test;
 
+/// test_options() with every connection timeout far beyond the tests' waits:
+/// a connection can only be gone in time because the server noticed the
+/// client's FIN or reset, never because a timeout cleaned it up.
+stet::server_options long_timeouts() {
+  stet::server_options o = test_options();
+  o.first_byte_timeout = 60s;
+  o.header_timeout = 60s;
+  o.idle_timeout = 60s;
+  o.body_timeout = 60s;
+  o.write_timeout = 60s;
+  o.handler_timeout = 60s;
+  return o;
+}
+
 /// Makes the next close() send RST instead of FIN.
 void arm_reset(raw_client& client) {
   const linger abort_on_close{1, 0};
@@ -42,7 +56,7 @@ class Disconnect : public ::testing::Test {
   }
 
   test_app app_;
-  running_server server_{app_.routes()};
+  running_server server_{app_.routes(), long_timeouts()};
 };
 
 TEST_F(Disconnect, MidHead) {
@@ -127,13 +141,6 @@ TEST_F(Disconnect, ManyVanishingClientsInARow) {
 // client's FIN or reset must still end the connection at once, not at a timeout.
 class DisconnectAfterKeepAlive : public ::testing::Test {
  protected:
-  static stet::server_options slow_timeouts() {
-    stet::server_options o = test_options();
-    o.header_timeout = 30s;
-    o.idle_timeout = 30s;
-    return o;
-  }
-
   /// A connection that had one keep-alive exchange and has sent a second request.
   std::unique_ptr<raw_client> second_request_sent() {
     auto client = std::make_unique<raw_client>(server_.port());
@@ -144,7 +151,7 @@ class DisconnectAfterKeepAlive : public ::testing::Test {
   }
 
   test_app app_;
-  running_server server_{app_.routes(), slow_timeouts()};
+  running_server server_{app_.routes(), long_timeouts()};
 };
 
 TEST_F(DisconnectAfterKeepAlive, RequestThenHalfCloseIsAnsweredThenClosedAtOnce) {
@@ -173,7 +180,7 @@ TEST(DisconnectDuringHandler, ResponseToAGoneClientIsDropped) {
     return stet::response::text(pattern_bytes(1024 * 1024));
   });
   routes.get("/plaintext", [](stet::request&) { return stet::response::text(hello_body); });
-  running_server server(std::move(routes));
+  running_server server(std::move(routes), long_timeouts());
   {
     raw_client client(server.port());
     ASSERT_TRUE(client.send(get_request("/slow")));
