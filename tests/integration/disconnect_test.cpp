@@ -2,6 +2,7 @@
 
 #include "support/expectations.hpp"
 #include "support/http_client.hpp"
+#include "support/metric_value.hpp"
 #include "support/test_routes.hpp"
 #include "support/test_server.hpp"
 
@@ -33,6 +34,11 @@ stet::server_options long_timeouts() {
   return o;
 }
 
+stet::server_options with_metrics(stet::server_options o, std::shared_ptr<stet::metrics> m) {
+  o.metrics = std::move(m);
+  return o;
+}
+
 /// Makes the next close() send RST instead of FIN.
 void arm_reset(raw_client& client) {
   const linger abort_on_close{1, 0};
@@ -41,10 +47,16 @@ void arm_reset(raw_client& client) {
 
 class Disconnect : public ::testing::Test {
  protected:
-  /// Sends `bytes` on a fresh connection, then closes it (with RST if `reset`).
+  double accepted() const { return metric_value(*metrics_, "stet_connections_accepted_total"); }
+
+  /// Sends `bytes` on a fresh connection, then closes it (with RST if
+  /// `reset`) once the server has accepted it: else "no connection open"
+  /// could hold before the server ever saw this one.
   void send_and_vanish(std::string_view bytes, bool reset = false) {
+    const double before = accepted();
     raw_client client(server_.port());
     ASSERT_TRUE(client.send(bytes));
+    ASSERT_TRUE(eventually([&] { return accepted() > before; })) << "the server never accepted the connection";
     if (reset) arm_reset(client);
   }
 
@@ -55,8 +67,9 @@ class Disconnect : public ::testing::Test {
     expect_still_serving(server_.port());
   }
 
+  std::shared_ptr<stet::metrics> metrics_ = std::make_shared<stet::metrics>();
   test_app app_;
-  running_server server_{app_.routes(), long_timeouts()};
+  running_server server_{app_.routes(), with_metrics(long_timeouts(), metrics_)};
 };
 
 TEST_F(Disconnect, MidHead) {
