@@ -2,6 +2,7 @@
 
 #include "support/expectations.hpp"
 #include "support/http_client.hpp"
+#include "support/metric_value.hpp"
 #include "support/test_routes.hpp"
 #include "support/test_server.hpp"
 
@@ -19,6 +20,25 @@ namespace {
 using namespace std::chrono_literals;
 using namespace stet::test;
 
+/// test_options() with every connection timeout far beyond the tests' waits:
+/// a connection can only be gone in time because the server noticed the
+/// client's FIN or reset, never because a timeout cleaned it up.
+stet::server_options long_timeouts() {
+  stet::server_options o = test_options();
+  o.first_byte_timeout = 60s;
+  o.header_timeout = 60s;
+  o.idle_timeout = 60s;
+  o.body_timeout = 60s;
+  o.write_timeout = 60s;
+  o.handler_timeout = 60s;
+  return o;
+}
+
+stet::server_options with_metrics(stet::server_options o, std::shared_ptr<stet::metrics> m) {
+  o.metrics = std::move(m);
+  return o;
+}
+
 /// Makes the next close() send RST instead of FIN.
 void arm_reset(raw_client& client) {
   const linger abort_on_close{1, 0};
@@ -27,10 +47,16 @@ void arm_reset(raw_client& client) {
 
 class Disconnect : public ::testing::Test {
  protected:
-  /// Sends `bytes` on a fresh connection, then closes it (with RST if `reset`).
+  double accepted() const { return metric_value(*metrics_, "stet_connections_accepted_total"); }
+
+  /// Sends `bytes` on a fresh connection, then closes it (with RST if
+  /// `reset`) once the server has accepted it: else "no connection open"
+  /// could hold before the server ever saw this one.
   void send_and_vanish(std::string_view bytes, bool reset = false) {
+    const double before = accepted();
     raw_client client(server_.port());
     ASSERT_TRUE(client.send(bytes));
+    ASSERT_TRUE(eventually([&] { return accepted() > before; })) << "the server never accepted the connection";
     if (reset) arm_reset(client);
   }
 
@@ -41,8 +67,9 @@ class Disconnect : public ::testing::Test {
     expect_still_serving(server_.port());
   }
 
+  std::shared_ptr<stet::metrics> metrics_ = std::make_shared<stet::metrics>();
   test_app app_;
-  running_server server_{app_.routes()};
+  running_server server_{app_.routes(), with_metrics(long_timeouts(), metrics_)};
 };
 
 TEST_F(Disconnect, MidHead) {
@@ -127,13 +154,6 @@ TEST_F(Disconnect, ManyVanishingClientsInARow) {
 // client's FIN or reset must still end the connection at once, not at a timeout.
 class DisconnectAfterKeepAlive : public ::testing::Test {
  protected:
-  static stet::server_options slow_timeouts() {
-    stet::server_options o = test_options();
-    o.header_timeout = 30s;
-    o.idle_timeout = 30s;
-    return o;
-  }
-
   /// A connection that had one keep-alive exchange and has sent a second request.
   std::unique_ptr<raw_client> second_request_sent() {
     auto client = std::make_unique<raw_client>(server_.port());
@@ -144,7 +164,7 @@ class DisconnectAfterKeepAlive : public ::testing::Test {
   }
 
   test_app app_;
-  running_server server_{app_.routes(), slow_timeouts()};
+  running_server server_{app_.routes(), long_timeouts()};
 };
 
 TEST_F(DisconnectAfterKeepAlive, RequestThenHalfCloseIsAnsweredThenClosedAtOnce) {
@@ -173,7 +193,7 @@ TEST(DisconnectDuringHandler, ResponseToAGoneClientIsDropped) {
     return stet::response::text(pattern_bytes(1024 * 1024));
   });
   routes.get("/plaintext", [](stet::request&) { return stet::response::text(hello_body); });
-  running_server server(std::move(routes));
+  running_server server(std::move(routes), long_timeouts());
   {
     raw_client client(server.port());
     ASSERT_TRUE(client.send(get_request("/slow")));

@@ -5,7 +5,9 @@
 
 #include <stet/stet.hpp>
 
+#include "support/expectations.hpp"
 #include "support/http_client.hpp"
+#include "support/metric_value.hpp"
 #include "support/prometheus_check.hpp"
 #include "support/tls_client.hpp"
 #include "support/tls_server.hpp"
@@ -113,12 +115,24 @@ TEST_F(Tls, Tls12ClientIsServed) {
   EXPECT_EQ(r->body.substr(0, 14), "https TLSv1.2 ");
 }
 
+// At its default security level the client's own OpenSSL would not offer
+// TLS 1.1 at all; at level 0 it does, so only the listener's minimum refuses it.
 TEST_F(Tls, Tls11ClientIsRefused) {
-  running_server s(routes(), stet::test::tls_server_options(stet::test::tls_settings(site)));
+  auto m = std::make_shared<stet::metrics>();
+  stet::server_options so = stet::test::tls_server_options(stet::test::tls_settings(site));
+  so.metrics = m;
+  running_server s(routes(m), so);
   tls_client_options o = verified();
+  o.min_version = TLS1_1_VERSION;
   o.max_version = TLS1_1_VERSION;
+  o.ciphers = "DEFAULT:@SECLEVEL=0";
+  o.security_level = 0;
   tls_client c(s.get().port(1), o);
   EXPECT_FALSE(c.handshake());
+  EXPECT_NE(c.error().find("protocol version"), std::string::npos) << c.error();  // the server's alert
+  EXPECT_TRUE(stet::test::eventually([&] {
+    return stet::test::metric_value(*m, R"(stet_tls_handshake_failures_total{reason="version"})") == 1;
+  })) << m->text();
 }
 
 TEST_F(Tls, ClientWithoutAlpnIsServed) {

@@ -54,6 +54,12 @@ tls_client::tls_client(std::uint16_t port, tls_client_options options) {
   ctx_ = SSL_CTX_new(TLS_client_method());
   SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_CLIENT);
   if (options.max_version != 0) SSL_CTX_set_max_proto_version(ctx_, options.max_version);
+  if (options.min_version != 0) SSL_CTX_set_min_proto_version(ctx_, options.min_version);
+  // The cipher list first: a "@SECLEVEL=n" in it sets the level too, and an
+  // explicit security_level wins over it.
+  if (!options.ciphers.empty()) SSL_CTX_set_cipher_list(ctx_, options.ciphers.c_str());
+  if (!options.ciphersuites.empty()) SSL_CTX_set_ciphersuites(ctx_, options.ciphersuites.c_str());
+  if (options.security_level >= 0) SSL_CTX_set_security_level(ctx_, options.security_level);
   if (!options.tickets) SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);
   if (!options.ca_file.empty()) {
     SSL_CTX_load_verify_locations(ctx_, options.ca_file.c_str(), nullptr);

@@ -30,6 +30,10 @@ struct tls_client_options {
   SSL_SESSION* resume = nullptr;              ///< a session to resume (not owned)
   std::vector<std::string> alpn{"http/1.1"};  ///< offered protocols; empty offers none
   int max_version = 0;                        ///< e.g. TLS1_2_VERSION; 0: the highest
+  int min_version = 0;                        ///< e.g. TLS1_VERSION; 0: OpenSSL's (and the system's) lowest
+  int security_level = -1;                    ///< SSL_CTX_set_security_level; -1: OpenSSL's default
+  std::string ciphers;                        ///< TLS 1.2 and older cipher list; empty: OpenSSL's default
+  std::string ciphersuites;                   ///< TLS 1.3 cipher suites; empty: OpenSSL's default
   bool tickets = true;                        ///< false: no session tickets (session-ID resumption only)
 };
 
