@@ -98,6 +98,8 @@ class message_reader {
   bool failed() const noexcept { return failure_ != close_code::no_status; }
   /// Whether a fragmented (or assembled) message is open.
   bool in_message() const noexcept { return in_message_; }
+  /// Bytes of buffer the reader holds (its assembly buffer's capacity).
+  std::size_t held_bytes() const noexcept { return message_.capacity(); }
 
  private:
   result step(std::span<char> input);

@@ -16,7 +16,7 @@ reader_limits limits_of(const websocket_options& o) noexcept {
   l.max_message_bytes = o.max_message_bytes;
   l.max_frame_bytes = o.max_frame_bytes != 0 ? o.max_frame_bytes : o.max_message_bytes;
   l.in_place_bytes = read_block_bytes - max_frame_head;
-  l.retain_bytes = 4 * 1024;
+  l.retain_bytes = message_retain_bytes;
   return l;
 }
 
@@ -141,6 +141,11 @@ void session::return_inflater() noexcept {
   inflater_lent_ = false;
   if (reader_.in_message()) inflater_->reset();
   ws::return_inflater(std::move(inflater_), deflate_params_.client_max_window_bits);
+}
+
+std::size_t session::held_bytes() const noexcept {
+  return reader_.held_bytes() + out_.held_bytes() + (inflater_ ? inflater_->held_bytes() : 0) +
+         (deflater_ ? deflater_->held_bytes() : 0);
 }
 
 void session::on_output_written() {
