@@ -49,7 +49,7 @@ TEST(WebsocketMemory, OneByteOverTheLimitIsRefusedInOneFrameAsInFragments) {
 }
 
 TEST(WebsocketMemory, AnUnfinishedCompressedMessageCountsAgainstTheRouteBudget) {
-  running_server server(echo_routes(12 * mib));
+  running_server server(echo_routes(10 * mib));
   EXPECT_EQ(script(server, "budget", 6 * mib), "B:closed:1013\nA:echoed\nC:echoed\n");
 }
 

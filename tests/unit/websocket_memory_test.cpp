@@ -267,7 +267,7 @@ TEST(WebsocketMemory, AnOpenCompressedFragmentIsHeldAndCountsAgainstTheBudget) {
   tally seen;
   test_env env;
   stet::websocket_options o = big_messages();
-  o.max_total_message_bytes = 12 * mib;
+  o.max_total_message_bytes = 10 * mib;
   const auto route = make_route(o, seen, false);
 
   // 5 MiB inflated from a few KB, the message left open.
