@@ -22,14 +22,16 @@ uInt slice(std::size_t n) noexcept { return static_cast<uInt>(std::min<std::size
 
 Bytef* bytes(const char* p) noexcept { return reinterpret_cast<Bytef*>(const_cast<char*>(p)); }
 
-// Makes `step` more bytes of room past `used` (never beyond `cap`) and doubles
-// `step` for the next time. Only the new room is zero-filled, and std::string
-// grows its capacity geometrically, so a long message costs amortised O(1)
-// per byte. False when `used` is already at the cap.
-bool grow(std::string& out, std::size_t used, std::size_t cap, std::size_t& step) {
+// Makes room past `used` (never beyond `cap`): half as much again as `used`,
+// at least `step`. Only the new room is zero-filled and the buffer grows
+// geometrically, so a long message costs amortised O(1) per byte, and its
+// capacity stays within about 1.5 times the output so far. False when `used`
+// is already at the cap.
+bool grow(std::string& out, std::size_t used, std::size_t cap, std::size_t step) {
   if (used >= cap) return false;
-  out.resize(used + std::min(step, cap - used));
-  step = std::min(step * 2, std::size_t{1} << 30);
+  const std::size_t size = used + std::min(std::max(step, used / 2), cap - used);
+  reserve_exactly(out, size);
+  out.resize(size);
   return true;
 }
 
@@ -102,6 +104,19 @@ int zlib_step(z_stream_s& s, int (*zlib)(z_streamp, int), std::size_t& left, std
 
 }  // namespace
 
+void reserve_exactly(std::string& s, std::size_t capacity) {
+  if (capacity <= s.capacity()) return;
+  if (capacity >= 2 * s.capacity()) {
+    s.reserve(capacity);
+    return;
+  }
+  // std::string::reserve() would double the capacity instead.
+  std::string bigger;
+  bigger.reserve(capacity);
+  bigger.append(s);
+  s.swap(bigger);
+}
+
 void deflater::stream_deleter::operator()(z_stream_s* s) const noexcept {
   deflateEnd(s);
   delete box_of(s);
@@ -127,7 +142,7 @@ bool deflater::compress(std::string_view message, std::string& out) {
   z_stream_s& s = *stream_;
   const std::size_t start = out.size();
   std::size_t used = start;
-  std::size_t step = 4096;
+  const std::size_t step = 4096;
   out.resize(start + deflateBound(&s, slice(message.size())) + 16);
   s.next_in = bytes(message.data());
   std::size_t left = message.size();
@@ -186,7 +201,7 @@ inflater::status inflater::run(std::string_view input, std::string& out, std::si
   const std::size_t cap = std::min(limit, std::numeric_limits<std::size_t>::max() - 1) + 1;
   std::size_t used = out.size();
   std::size_t left = input.size();
-  std::size_t step = std::max<std::size_t>(4096, 2 * left);
+  const std::size_t step = std::max<std::size_t>(4096, 2 * left);
   s.next_in = bytes(input.data());
   while (true) {
     if (used == out.size() && !grow(out, used, cap, step)) break;

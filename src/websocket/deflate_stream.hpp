@@ -15,6 +15,11 @@ struct z_stream_s;
 
 namespace stet::detail::ws {
 
+/// Grows `s`'s capacity to exactly `capacity` (when larger), keeping its
+/// bytes: a message buffer grows by what it needs, not by std::string's doubling.
+/// @throws std::bad_alloc
+void reserve_exactly(std::string& s, std::size_t capacity);
+
 /// Compresses the messages a server sends.
 class deflater {
  public:

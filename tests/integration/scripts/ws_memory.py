@@ -27,15 +27,24 @@ def connect(url):
 
 
 async def exchange(url, message):
-    """Sends `message` (bytes, or a list of fragments) and waits for the echo."""
-    async with connect(url) as ws:
-        try:
-            await asyncio.wait_for(ws.send(message), TIMEOUT)
-            back = await asyncio.wait_for(ws.recv(), TIMEOUT)
-        except websockets.ConnectionClosed as e:
-            return f"closed:{e.rcvd.code if e.rcvd else 1006}"
-        whole = message if isinstance(message, bytes) else b"".join(message)
-        return "echoed" if back == whole else "wrong"
+    """Sends `message` (bytes, or a list of fragments) and waits for the echo.
+
+    The answer is awaited while the message is still being sent: a server that
+    refuses a frame from its head closes before it has read the rest."""
+    ws = await connect(url)
+    sending = asyncio.ensure_future(ws.send(message))
+    try:
+        back = await asyncio.wait_for(ws.recv(), 2 * TIMEOUT)
+    except websockets.ConnectionClosed as e:
+        return f"closed:{e.rcvd.code if e.rcvd else 1006}"
+    except asyncio.TimeoutError:
+        return "timeout"
+    finally:
+        sending.cancel()
+        if not ws.transport.is_closing():
+            ws.transport.abort()
+    whole = message if isinstance(message, bytes) else b"".join(message)
+    return "echoed" if back == whole else "wrong"
 
 
 async def limit(url, size):
