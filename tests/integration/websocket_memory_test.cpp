@@ -19,10 +19,10 @@ using stet::test::running_server;
 
 constexpr std::size_t mib = std::size_t{1} << 20;
 
-stet::router echo_routes(std::size_t total_budget) {
+stet::router echo_routes(std::size_t max_message, std::size_t total_budget = 0) {
   stet::router routes;
   stet::websocket_options o;
-  o.max_message_bytes = 16 * mib;
+  o.max_message_bytes = max_message;
   o.max_total_message_bytes = total_budget;
   o.compression.enabled = true;
   routes.websocket("/ws/echo", o,
@@ -38,18 +38,21 @@ std::string script(const running_server& s, std::string_view mode, std::size_t s
       .out;
 }
 
-TEST(WebsocketMemory, SixteenMibOfNoiseIsEchoedInOneCompressedFrameAsInFragments) {
-  running_server server(echo_routes(0));
-  EXPECT_EQ(script(server, "limit", 16 * mib), "one:echoed\nfragments:echoed\n");
+// Random bytes compress to a little more than they are: at the limit, one
+// frame is larger than max_message_bytes on the wire. (4 MiB here; stet-server's
+// 16 MiB /ws/echo behaves the same, slower.)
+TEST(WebsocketMemory, NoiseAtTheLimitIsEchoedInOneCompressedFrameAsInFragments) {
+  running_server server(echo_routes(4 * mib));
+  EXPECT_EQ(script(server, "limit", 4 * mib), "one:echoed\nfragments:echoed\n");
 }
 
 TEST(WebsocketMemory, OneByteOverTheLimitIsRefusedInOneFrameAsInFragments) {
-  running_server server(echo_routes(0));
-  EXPECT_EQ(script(server, "limit", 16 * mib + 1), "one:closed:1009\nfragments:closed:1009\n");
+  running_server server(echo_routes(4 * mib));
+  EXPECT_EQ(script(server, "limit", 4 * mib + 1), "one:closed:1009\nfragments:closed:1009\n");
 }
 
 TEST(WebsocketMemory, AnUnfinishedCompressedMessageCountsAgainstTheRouteBudget) {
-  running_server server(echo_routes(10 * mib));
+  running_server server(echo_routes(16 * mib, 10 * mib));
   EXPECT_EQ(script(server, "budget", 6 * mib), "B:closed:1013\nA:echoed\nC:echoed\n");
 }
 
