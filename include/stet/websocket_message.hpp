@@ -34,6 +34,7 @@ inline constexpr std::uint16_t invalid_payload = 1007;   ///< text that is not U
 inline constexpr std::uint16_t policy_violation = 1008;  ///< refused by the application's policy
 inline constexpr std::uint16_t message_too_big = 1009;   ///< over max_message_bytes (or the frame cap)
 inline constexpr std::uint16_t internal_error = 1011;    ///< a callback threw, or memory ran out
+inline constexpr std::uint16_t try_again_later = 1013;   ///< over the route's max_total_message_bytes
 }  // namespace close_code
 
 }  // namespace stet

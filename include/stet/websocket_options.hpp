@@ -42,8 +42,18 @@ struct websocket_compression {
 struct websocket_options {
   /// The largest message accepted, decompressed; over it the socket closes with 1009.
   std::size_t max_message_bytes = std::size_t{1} << 20;
-  /// The largest frame payload on the wire (0: max_message_bytes); over it: 1009.
+  /// The largest frame payload on the wire; over it: 1009. 0: no limit of its
+  /// own beyond max_message_bytes, which counts the payload after inflation
+  /// (a compressed frame may run slightly larger than what it inflates to),
+  /// so a message is refused or taken alike in one frame or in fragments.
   std::size_t max_frame_bytes = 0;
+  /// The bytes every connection of this route together may hold for messages
+  /// being received (assembly buffers, inflated output, an unfinished
+  /// fragmented message), on all workers; 0: no such budget. A message that
+  /// would take more fails its connection with 1013 (try again later): the
+  /// message is within max_message_bytes, the server is short of room now.
+  /// An idle connection holds none of it.
+  std::size_t max_total_message_bytes = 0;
   /// Close a socket that received nothing for this long (1001; 0: never).
   std::chrono::milliseconds idle_timeout = std::chrono::seconds(120);
   /// Ping a silent socket when half of idle_timeout has passed, so that a

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <new>
+#include <type_traits>
 
 namespace stet::detail::ws {
 
@@ -19,27 +22,69 @@ uInt slice(std::size_t n) noexcept { return static_cast<uInt>(std::min<std::size
 
 Bytef* bytes(const char* p) noexcept { return reinterpret_cast<Bytef*>(const_cast<char*>(p)); }
 
-// Makes `step` more bytes of room past `used` (never beyond `cap`) and doubles
-// `step` for the next time. Only the new room is zero-filled, and std::string
-// grows its capacity geometrically, so a long message costs amortised O(1)
-// per byte. False when `used` is already at the cap.
-bool grow(std::string& out, std::size_t used, std::size_t cap, std::size_t& step) {
+// Makes room past `used` (never beyond `cap`): half as much again as `used`,
+// at least `step`. Only the new room is zero-filled and the buffer grows
+// geometrically, so a long message costs amortised O(1) per byte, and its
+// capacity stays within about 1.5 times the output so far. False when `used`
+// is already at the cap.
+bool grow(std::string& out, std::size_t used, std::size_t cap, std::size_t step) {
   if (used >= cap) return false;
-  out.resize(used + std::min(step, cap - used));
-  step = std::min(step * 2, std::size_t{1} << 30);
+  const std::size_t size = used + std::min(std::max(step, used / 2), cap - used);
+  reserve_exactly(out, size);
+  out.resize(size);
   return true;
 }
 
-// A zeroed stream set up by `init` (deflateInit2 or inflateInit2), or null
-// when either the allocation or zlib fails.
+// A zlib stream with the count of the bytes zlib allocated for it (its state,
+// window and hash tables), so that a session can say what it holds. The
+// stream comes first: a z_stream_s* handed out is this box's address.
+struct counted_stream {
+  z_stream_s z{};
+  std::size_t bytes = 0;
+};
+static_assert(std::is_standard_layout_v<counted_stream>);
+
+// zlib's allocation hooks: each block carries its size in front, aligned as malloc's.
+constexpr std::size_t block_head = alignof(std::max_align_t);
+
+voidpf counted_alloc(voidpf opaque, uInt items, uInt size) noexcept {
+  const std::size_t n = std::size_t{items} * size;
+  void* p = std::malloc(block_head + n);
+  if (p == nullptr) return Z_NULL;
+  std::memcpy(p, &n, sizeof n);
+  static_cast<counted_stream*>(opaque)->bytes += n;
+  return static_cast<char*>(p) + block_head;
+}
+
+void counted_free(voidpf opaque, voidpf address) noexcept {
+  if (address == Z_NULL) return;
+  void* p = static_cast<char*>(address) - block_head;
+  std::size_t n = 0;
+  std::memcpy(&n, p, sizeof n);
+  static_cast<counted_stream*>(opaque)->bytes -= n;
+  std::free(p);
+}
+
+counted_stream* box_of(z_stream_s* s) noexcept { return reinterpret_cast<counted_stream*>(s); }
+
+// A stream set up by `init` (deflateInit2 or inflateInit2), or null when
+// either the allocation or zlib fails.
 template <class Init>
 z_stream_s* new_stream(Init&& init) noexcept {
-  auto* s = new (std::nothrow) z_stream_s{};
-  if (s != nullptr && init(s) != Z_OK) {
-    delete s;
-    s = nullptr;
+  auto* box = new (std::nothrow) counted_stream{};
+  if (box == nullptr) return nullptr;
+  box->z.zalloc = counted_alloc;
+  box->z.zfree = counted_free;
+  box->z.opaque = box;
+  if (init(&box->z) != Z_OK) {
+    delete box;
+    return nullptr;
   }
-  return s;
+  return &box->z;
+}
+
+std::size_t held_by(const z_stream_s* s) noexcept {
+  return s == nullptr ? 0 : sizeof(counted_stream) + box_of(const_cast<z_stream_s*>(s))->bytes;
 }
 
 // One deflate() or inflate() call (`zlib`) with a sync flush, from the `left`
@@ -59,9 +104,22 @@ int zlib_step(z_stream_s& s, int (*zlib)(z_streamp, int), std::size_t& left, std
 
 }  // namespace
 
+void reserve_exactly(std::string& s, std::size_t capacity) {
+  if (capacity <= s.capacity()) return;
+  if (capacity >= 2 * s.capacity()) {
+    s.reserve(capacity);
+    return;
+  }
+  // std::string::reserve() would double the capacity instead.
+  std::string bigger;
+  bigger.reserve(capacity);
+  bigger.append(s);
+  s.swap(bigger);
+}
+
 void deflater::stream_deleter::operator()(z_stream_s* s) const noexcept {
   deflateEnd(s);
-  delete s;
+  delete box_of(s);
 }
 
 deflater::deflater(int window_bits, int level, int mem_level, bool no_context_takeover) noexcept
@@ -73,6 +131,8 @@ deflater::deflater(int window_bits, int level, int mem_level, bool no_context_ta
 
 deflater::~deflater() = default;
 
+std::size_t deflater::held_bytes() const noexcept { return held_by(stream_.get()); }
+
 void deflater::reset() noexcept {
   if (stream_) deflateReset(stream_.get());
 }
@@ -82,7 +142,7 @@ bool deflater::compress(std::string_view message, std::string& out) {
   z_stream_s& s = *stream_;
   const std::size_t start = out.size();
   std::size_t used = start;
-  std::size_t step = 4096;
+  const std::size_t step = 4096;
   out.resize(start + deflateBound(&s, slice(message.size())) + 16);
   s.next_in = bytes(message.data());
   std::size_t left = message.size();
@@ -102,7 +162,7 @@ bool deflater::compress(std::string_view message, std::string& out) {
 
 void inflater::stream_deleter::operator()(z_stream_s* s) const noexcept {
   inflateEnd(s);
-  delete s;
+  delete box_of(s);
 }
 
 inflater::inflater(int window_bits, bool no_context_takeover) noexcept
@@ -110,6 +170,8 @@ inflater::inflater(int window_bits, bool no_context_takeover) noexcept
       no_context_takeover_(no_context_takeover) {}
 
 inflater::~inflater() = default;
+
+std::size_t inflater::held_bytes() const noexcept { return held_by(stream_.get()); }
 
 void inflater::reset() noexcept {
   if (stream_) inflateReset(stream_.get());
@@ -139,7 +201,7 @@ inflater::status inflater::run(std::string_view input, std::string& out, std::si
   const std::size_t cap = std::min(limit, std::numeric_limits<std::size_t>::max() - 1) + 1;
   std::size_t used = out.size();
   std::size_t left = input.size();
-  std::size_t step = std::max<std::size_t>(4096, 2 * left);
+  const std::size_t step = std::max<std::size_t>(4096, 2 * left);
   s.next_in = bytes(input.data());
   while (true) {
     if (used == out.size() && !grow(out, used, cap, step)) break;

@@ -15,6 +15,11 @@ struct z_stream_s;
 
 namespace stet::detail::ws {
 
+/// Grows `s`'s capacity to exactly `capacity` (when larger), keeping its
+/// bytes: a message buffer grows by what it needs, not by std::string's doubling.
+/// @throws std::bad_alloc
+void reserve_exactly(std::string& s, std::size_t capacity);
+
 /// Compresses the messages a server sends.
 class deflater {
  public:
@@ -28,6 +33,8 @@ class deflater {
   ~deflater();
 
   bool valid() const noexcept { return stream_ != nullptr; }
+  /// Bytes this stream holds: zlib's state, window and hash tables.
+  std::size_t held_bytes() const noexcept;
 
   /// Appends `message` compressed (without the 00 00 ff ff tail) to `out`.
   /// False when zlib fails (the stream is then unusable); `out` may have grown.
@@ -64,6 +71,8 @@ class inflater {
   ~inflater();
 
   bool valid() const noexcept { return stream_ != nullptr; }
+  /// Bytes this stream holds: zlib's state and (once a message needed it) its window.
+  std::size_t held_bytes() const noexcept;
 
   /// Decompresses the next piece of the current message, appending to `out`;
   /// `out` never grows beyond `limit` bytes.

@@ -31,6 +31,7 @@
 #include "websocket/protocol.hpp"
 #include "websocket/utf8.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -43,13 +44,21 @@ namespace stet::detail::ws {
 struct reader_limits {
   /// A message's payload, decompressed; over it: 1009.
   std::size_t max_message_bytes = std::size_t{16} << 20;
-  /// One frame's payload on the wire; over it: 1009.
-  std::uint64_t max_frame_bytes = std::uint64_t{16} << 20;
+  /// One frame's payload on the wire; over it: 1009. 0: what max_message_bytes
+  /// allows (for a compressed message, what may inflate to it), so that one
+  /// frame and fragments are held to the same limit.
+  std::uint64_t max_frame_bytes = 0;
   /// Single-frame messages up to this are views of the input (at least 125):
   /// at most what the caller's buffer can hold after its unconsumed bytes.
   std::size_t in_place_bytes = std::size_t{64} << 10;
-  /// Assembly buffer capacity kept between messages; more is freed.
+  /// Assembly buffer capacity kept between messages; more is freed as soon
+  /// as the message has been handled (message_handled(), or the next feed()).
   std::size_t retain_bytes = std::size_t{64} << 10;
+  /// A budget shared with other readers (null: none): the assembly buffer's
+  /// capacity beyond retain_bytes is counted in *total_bytes, which is kept
+  /// at most max_total_bytes; a message that needs more fails with 1013.
+  std::atomic<std::size_t>* total_bytes = nullptr;
+  std::size_t max_total_bytes = 0;
 };
 
 class message_reader {
@@ -77,6 +86,9 @@ class message_reader {
   /// the reader) when permessage-deflate was agreed: RSV1 is refused without
   /// it, unless `deflate` says the decompressor is lent later (set_inflater()).
   explicit message_reader(const reader_limits& limits, inflater* decompressor = nullptr, bool deflate = false) noexcept;
+  message_reader(const message_reader&) = delete;
+  message_reader& operator=(const message_reader&) = delete;
+  ~message_reader() { discard(); }
 
   /// The decompressor from now on (null: none lent). It must not change
   /// while a compressed message is open (in_message()); a compressed frame
@@ -98,6 +110,18 @@ class message_reader {
   bool failed() const noexcept { return failure_ != close_code::no_status; }
   /// Whether a fragmented (or assembled) message is open.
   bool in_message() const noexcept { return in_message_; }
+  /// Bytes of buffer the reader holds (its assembly buffer's capacity).
+  std::size_t held_bytes() const noexcept { return message_.capacity(); }
+  /// What it holds of the shared budget (reader_limits::total_bytes).
+  std::size_t budget_bytes() const noexcept { return charged_; }
+
+  /// The delivered message has been handled (its payload is not needed any
+  /// more): the assembly buffer shrinks to retain_bytes now rather than at the
+  /// next feed(), which may be long in coming (an idle peer, a full queue).
+  void message_handled() noexcept;
+  /// Frees the assembly buffer and gives back its budget (the connection
+  /// ended; a half-assembled message is dropped). Nothing is read afterwards.
+  void discard() noexcept;
 
  private:
   result step(std::span<char> input);
@@ -108,6 +132,11 @@ class message_reader {
   result control_frame(std::string_view payload, std::size_t consumed) noexcept;
   result fail(close_code code, std::size_t consumed) noexcept;
   bool validate_output(std::size_t from) noexcept;
+  void trim() noexcept;
+  bool grow_to(std::size_t size);
+  bool charge() noexcept;
+  std::size_t output_limit() const noexcept;
+  close_code over_limit(std::size_t limit) const noexcept;
 
   reader_limits limits_;
   frame_parser frames_;
@@ -115,6 +144,7 @@ class message_reader {
   std::string message_;  // an assembled message; its capacity is kept (up to retain_bytes)
   utf8_validator utf8_;
   std::uint64_t wire_bytes_ = 0;  // payload bytes of the open message's frames so far
+  std::size_t charged_ = 0;       // of *limits_.total_bytes: message_'s capacity when over retain_bytes
   opcode message_op_ = opcode::binary;
   bool in_message_ = false;
   bool compressed_ = false;

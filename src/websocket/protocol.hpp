@@ -36,6 +36,7 @@ enum class close_code : std::uint16_t {
   message_too_big = 1009,
   mandatory_extension = 1010,
   internal_error = 1011,
+  try_again_later = 1013,
 };
 
 /// Whether a peer may put `code` in a close frame: 1000-1003 and 1007-1014

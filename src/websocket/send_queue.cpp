@@ -91,14 +91,13 @@ void send_queue::compact() noexcept {
 void send_queue::release_if_empty() noexcept {
   if (text_sent_ != text_.size() || shared_first_ != shared_.size()) return;
   text_sent_ = 0;
-  if (text_.capacity() > retained_bytes) {
-    std::string().swap(text_);
-  } else {
-    text_.clear();
-  }
-  shared_.clear();
   shared_first_ = 0;
-  if (shared_.capacity() > 16) std::vector<shared_piece>().swap(shared_);
+  text_.clear();
+  shared_.clear();
+  if (held_bytes() > retained_bytes) {
+    std::string().swap(text_);
+    std::vector<shared_piece>().swap(shared_);
+  }
 }
 
 }  // namespace stet::detail::ws

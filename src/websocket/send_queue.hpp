@@ -36,6 +36,9 @@ class send_queue {
   /// Bytes queued and not yet written.
   std::size_t size() const noexcept { return text_.size() - text_sent_ + shared_bytes_; }
   bool empty() const noexcept { return size() == 0; }
+  /// Bytes of buffer the queue holds (capacities; shared frames are counted
+  /// by their owners, not here): at most retained_bytes once it is empty.
+  std::size_t held_bytes() const noexcept { return text_.capacity() + shared_.capacity() * sizeof(shared_piece); }
 
   /// Fills `out` with the next pieces to write (at most out.size()); returns how many.
   std::size_t gather(std::span<iovec> out) const noexcept;

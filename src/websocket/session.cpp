@@ -11,12 +11,17 @@ namespace stet::detail::ws {
 
 namespace {
 
-reader_limits limits_of(const websocket_options& o) noexcept {
+reader_limits limits_of(const websocket_route_base& route) noexcept {
+  const websocket_options& o = route.options();
   reader_limits l;
   l.max_message_bytes = o.max_message_bytes;
-  l.max_frame_bytes = o.max_frame_bytes != 0 ? o.max_frame_bytes : o.max_message_bytes;
+  l.max_frame_bytes = o.max_frame_bytes;
   l.in_place_bytes = read_block_bytes - max_frame_head;
-  l.retain_bytes = 4 * 1024;
+  l.retain_bytes = message_retain_bytes;
+  if (o.max_total_message_bytes != 0) {
+    l.total_bytes = &route.message_bytes();
+    l.max_total_bytes = o.max_total_message_bytes;
+  }
   return l;
 }
 
@@ -38,7 +43,7 @@ session::session(websocket_upgrade& up, session_env& env, const endpoint& peer)
       peer_(peer),
       protocol_(up.protocol),
       owner_thread_(std::this_thread::get_id()),
-      reader_(limits_of(route_->options()), nullptr, up.deflate.has_value()) {
+      reader_(limits_of(*route_), nullptr, up.deflate.has_value()) {
   if (up.deflate) {
     deflate_ = true;
     deflate_params_ = up.deflate->params;
@@ -106,10 +111,14 @@ bool session::dispatch(const message_reader::result& r) {
   switch (r.what) {
     case event::message:
       bump(env_.counters().messages_in);
-      if (state_ != state::open) return true;  // after our close: ignored (RFC 6455 1.4)
-      guarded([&] {
-        route_->on_message(*this, r.payload, r.op == opcode::text ? message_kind::text : message_kind::binary);
-      });
+      if (state_ == state::open) {  // after our close: ignored (RFC 6455 1.4)
+        guarded([&] {
+          route_->on_message(*this, r.payload, r.op == opcode::text ? message_kind::text : message_kind::binary);
+        });
+      }
+      // Now, not at the next read: reading may stop here (the queue is full,
+      // or the peer goes quiet) and the buffer would stay a message's size.
+      reader_.message_handled();
       return !ended();
     case event::ping:
       if (state_ == state::open) queue_control(make_pong_frame(r.payload).view());
@@ -141,6 +150,11 @@ void session::return_inflater() noexcept {
   inflater_lent_ = false;
   if (reader_.in_message()) inflater_->reset();
   ws::return_inflater(std::move(inflater_), deflate_params_.client_max_window_bits);
+}
+
+std::size_t session::held_bytes() const noexcept {
+  return reader_.held_bytes() + out_.held_bytes() + (inflater_ ? inflater_->held_bytes() : 0) +
+         (deflater_ ? deflater_->held_bytes() : 0);
 }
 
 void session::on_output_written() {
@@ -182,6 +196,7 @@ void session::on_transport_end() noexcept {
   out_.clear();
   if (!reported) report_close(static_cast<std::uint16_t>(close_code::abnormal), {});
   return_inflater();
+  reader_.discard();  // before release_callbacks(): its budget is the route's
   inflater_.reset();
   deflater_.reset();
   bump(env_.counters().open, static_cast<std::uint64_t>(-1));
@@ -262,12 +277,11 @@ bool session::queue_compressed(opcode op, std::string_view payload) {
   z.clear();
   const bool ok = d->compress(payload, z);
   if (lent && ok) return_deflater(std::move(lent), key);
-  if (!ok) {
-    if (!lent) deflater_.reset();
-    return false;
-  }
-  out_.append(make_frame_head(op, z.size(), true, true).view(), z);
-  return true;
+  if (ok) out_.append(make_frame_head(op, z.size(), true, true).view(), z);
+  // The worker keeps room for a usual message, not for the largest one yet.
+  if (z.capacity() > scratch_retain_bytes) std::string().swap(z);
+  if (!ok && !lent) deflater_.reset();
+  return ok;
 }
 
 void session::queue_control(std::string_view frame) {

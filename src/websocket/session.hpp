@@ -44,6 +44,16 @@ namespace stet::detail::ws {
 /// fits is delivered where it lies in it.
 inline constexpr std::size_t read_block_bytes = 32 * 1024;
 
+/// What a session keeps of its message buffers between messages: its
+/// assembly buffer up to this, and its send queue up to send_queue::retained_bytes.
+inline constexpr std::size_t message_retain_bytes = 4 * 1024;
+/// The most an idle session holds (held_bytes()) once a message has been
+/// handled and its output written, whatever the message's size: with context
+/// takeover, its own zlib streams come on top.
+inline constexpr std::size_t idle_held_bytes = message_retain_bytes + send_queue::retained_bytes;
+/// What the worker's scratch buffer for compressed output keeps after a message.
+inline constexpr std::size_t scratch_retain_bytes = 64 * 1024;
+
 /// What a session needs from the worker it lives on.
 class session_env {
  public:
@@ -107,6 +117,10 @@ class session : public websocket_core {
   void deliver(const std::shared_ptr<const std::string>& frame) noexcept;
   /// Server stop: close with 1001.
   void drain();
+  /// Bytes of buffer this session holds: the assembly buffer, the send
+  /// queue's, and the zlib streams it owns or has borrowed (the read block is
+  /// the connection's, the worker's scratch buffer and pools the worker's).
+  std::size_t held_bytes() const noexcept;
   /// The route's options; the defaults once release_callbacks() has run.
   const websocket_options& options() const noexcept { return route_ ? route_->options() : ended_options(); }
 

@@ -10,6 +10,7 @@
 #include <stet/websocket_message.hpp>
 #include <stet/websocket_options.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -67,8 +68,12 @@ class websocket_route_base {
   /// options().subprotocols and allowed_origins as views (what the handshake functions take).
   const std::vector<std::string_view>& subprotocols() const noexcept { return subprotocols_; }
   const std::vector<std::string_view>& origins() const noexcept { return origins_; }
+  /// What the route's connections hold now of options().max_total_message_bytes
+  /// (counted, and kept under the budget, by their sessions on any worker).
+  std::atomic<std::size_t>& message_bytes() const noexcept { return message_bytes_; }
 
  private:
+  mutable std::atomic<std::size_t> message_bytes_{0};
   websocket_options options_;
   std::vector<std::string_view> subprotocols_;
   std::vector<std::string_view> origins_;
