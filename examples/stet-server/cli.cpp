@@ -136,6 +136,7 @@ std::string usage() {
       "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
       "                   [--tls-cert FILE --tls-key FILE [--tls-port 8443] [--tls-ticket-key FILE]]\n"
       "                   [--upload-dir DIR] [--max-upload-bytes N] [--no-upload-digest]\n"
+      "                   [--websocket-budget-bytes N]\n"
       "                   [--no-compression]\n"
       "                   [--offload-threads N] [--offload-queue N]\n"
       "                   [--listen ADDR]... [--trusted-proxy CIDR]... [--proxy-protocol]\n"
@@ -148,6 +149,8 @@ std::string usage() {
       "  --cors-origin ORIGIN  pages on ORIGIN may read /json, /echo, /report.json, /-/actor.json\n"
       "                        and open /ws/echo, /ws/chat/{room} (repeatable); other origins'\n"
       "                        WebSocket upgrades get 403, the server's own pages are always served\n"
+      "  --websocket-budget-bytes N  messages being assembled on all of a WebSocket route's\n"
+      "                        connections together (default 256 MiB; 0: none); past it 1013\n"
       "signals: TERM/INT staged stop (drain delay, drain), HUP and USR1 reopen the access log\n"
       "limits and timeouts (defaults are the library's):\n";
   const stet::server_options defaults;
@@ -191,7 +194,7 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
                              flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
                              flag == "--secret" || flag == "--access-log" || flag == "--cors-origin" ||
                              is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes" ||
-                             flag == "--listen" || flag == "--trusted-proxy";
+                             flag == "--websocket-budget-bytes" || flag == "--listen" || flag == "--trusted-proxy";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -233,6 +236,13 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
         return error(
             fmt::format("--max-upload-bytes: '{}' is not a number from 0 to {}", value, std::uint64_t{1} << 50));
       o.max_upload_bytes = *n;
+    } else if (flag == "--websocket-budget-bytes") {
+      const auto n = parse_number<std::uint64_t>(value, 0, std::uint64_t{1} << 40);
+      if (!n) {
+        return error(
+            fmt::format("--websocket-budget-bytes: '{}' is not a number from 0 to {}", value, std::uint64_t{1} << 40));
+      }
+      o.websocket_budget_bytes = *n;
     } else if (flag == "--listen") {
       if (value.empty()) return error("--listen needs an address (HOST:PORT, [V6]:PORT, unix:PATH, fd:N, systemd)");
       o.server.listeners.push_back({std::string(value)});

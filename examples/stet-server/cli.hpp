@@ -30,6 +30,9 @@ struct options {
   std::uint64_t max_upload_bytes = std::uint64_t{8} << 30;
   bool upload_digest = true;    // --no-upload-digest: uploads are stored without a SHA-256
   bool proxy_protocol = false;  // --proxy-protocol: on every listener, --tls-port's too
+  // --websocket-budget-bytes: WebSocket messages being assembled, all
+  // connections of a route together (websocket_options::max_total_message_bytes)
+  std::uint64_t websocket_budget_bytes = std::uint64_t{256} << 20;
 };
 
 struct parse_outcome {

@@ -78,13 +78,18 @@ bool websocket_origin_allowed(const stet::request& req, const std::vector<std::s
   return allowed(req, cors_matcher(cors_origins).get());
 }
 
-void add_websocket_routes(stet::router& routes, const std::vector<std::string>& cors_origins) {
+void add_websocket_routes(stet::router& routes, const std::vector<std::string>& cors_origins,
+                          std::uint64_t budget_bytes) {
   // Built once: each upgrade only matches against it.
   std::shared_ptr<const stet::cors> listed = cors_matcher(cors_origins);
 
   stet::websocket_options echo;
   echo.max_message_bytes = std::size_t{16} << 20;
   echo.compression.enabled = true;
+  // Messages in flight on every echo connection together: an open fragment
+  // holds what it has sent so far, so without a budget 40 clients could pin
+  // 40 x 16 MiB. Past it a message closes its connection with 1013.
+  echo.max_total_message_bytes = budget_bytes;
   routes.websocket("/ws/echo", echo,
                    stet::websocket_handlers<>{.message = [](stet::websocket<>& ws, std::string_view message,
                                                             stet::message_kind kind) { ws.send(message, kind); }},
@@ -95,6 +100,7 @@ void add_websocket_routes(stet::router& routes, const std::vector<std::string>& 
 
   stet::websocket_options chat;
   chat.max_message_bytes = 64 * 1024;
+  chat.max_total_message_bytes = budget_bytes;
   routes.websocket("/ws/chat/{room}", chat,
                    stet::websocket_handlers<chat_member>{
                        .open = [](stet::websocket<chat_member>& ws) { ws.subscribe(ws.data().topic); },

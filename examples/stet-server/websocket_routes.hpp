@@ -4,6 +4,7 @@
 #include <stet/request.hpp>
 #include <stet/router.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ bool websocket_origin_allowed(const stet::request& req, const std::vector<std::s
 /// /ws/chat/{room} (every text message published to the room's topic, the
 /// sender included; binary messages are refused with 1003). An upgrade whose
 /// Origin websocket_origin_allowed() refuses is answered 403.
-void add_websocket_routes(stet::router& routes, const std::vector<std::string>& cors_origins = {});
+void add_websocket_routes(stet::router& routes, const std::vector<std::string>& cors_origins = {},
+                          std::uint64_t budget_bytes = std::uint64_t{256} << 20);
 
 }  // namespace stet_server

@@ -1,16 +1,19 @@
 // stet-server's WebSocket routes (examples/stet-server/websocket_routes.cpp)
 // behind a real server: an upgrade from a browser page on another origin is
 // refused, unless --cors-origin names that origin; the server's own pages and
-// clients that send no Origin are served.
+// clients that send no Origin are served. Messages in flight on all echo
+// connections together stay within --websocket-budget-bytes.
 #include "websocket_routes.hpp"
 
 #include <stet/stet.hpp>
 
 #include "support/http_client.hpp"
 #include "support/test_server.hpp"
+#include "support/ws_frames.hpp"
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -92,6 +95,36 @@ TEST(ExampleWebsocket, OriginCheckAsAFunction) {
   other.header("Host", "[::1]:8080").header("Origin", "http://[::1]:8081");
   EXPECT_FALSE(stet_server::websocket_origin_allowed(other, {}));
   EXPECT_TRUE(stet_server::websocket_origin_allowed(other, {"*"}));
+}
+
+// An open fragment holds what it has sent so far; past the budget shared by
+// the route's connections, the message that would exceed it gets 1013. (How
+// far a buffer grew depends on how the reads cut the fragment, between its
+// size and one and a half times it: two fit 400 KiB, six cannot.)
+TEST(ExampleWebsocket, OpenFragmentsShareTheBudget) {
+  stet::router routes;
+  stet_server::add_websocket_routes(routes, {}, 400 * 1024);
+  running_server server(std::move(routes));
+  const std::string part(100 * 1024, 'f');
+  std::vector<std::unique_ptr<stet::test::ws_client>> clients;
+  int refused_at = -1;
+  for (int i = 0; i < 6 && refused_at < 0; ++i) {
+    clients.push_back(std::make_unique<stet::test::ws_client>(server.port(), "/ws/echo"));
+    stet::test::ws_client& c = *clients.back();
+    ASSERT_EQ(c.status(), 101);
+    ASSERT_TRUE(c.raw().send(stet::test::client_frame(2, part, false)));
+    ASSERT_TRUE(c.send(9, "held?"));
+    const auto f = c.next();
+    ASSERT_TRUE(f) << "connection " << i;
+    if (f->opcode == 8) {
+      EXPECT_EQ(f->close_code(), 1013);
+      refused_at = i;
+    } else {
+      EXPECT_EQ(f->opcode, 10);  // the pong: the fragment is held
+    }
+  }
+  EXPECT_GE(refused_at, 2);
+  EXPECT_LE(refused_at, 5);
 }
 
 }  // namespace
