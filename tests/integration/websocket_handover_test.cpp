@@ -6,6 +6,7 @@
 
 #include <stet/stet.hpp>
 
+#include "support/handover_routes.hpp"
 #include "support/test_server.hpp"
 #include "support/ws_frames.hpp"
 
@@ -28,31 +29,6 @@ using stet::test::ws_frame;
 constexpr std::string_view upgrade_head =
     "GET /ws/echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n";
-
-class counting_sink final : public stet::body_sink {
- public:
-  stet::body_flow on_data(std::string_view piece) override {
-    bytes_ += piece.size();
-    return stet::body_flow::more;
-  }
-  stet::response on_end() override { return stet::response::text(std::to_string(bytes_)); }
-  void on_abort(std::error_code) noexcept override {}
-
- private:
-  std::uint64_t bytes_ = 0;
-};
-
-stet::router routes() {
-  stet::router r;
-  stet::route_options streamed;
-  streamed.stream_body = true;
-  r.put("/upload", streamed, [](stet::request&) { return stet::read_body(std::make_unique<counting_sink>()); });
-  r.websocket("/ws/echo", stet::websocket_options{},
-              stet::websocket_handlers<>{
-                  .message = [](stet::websocket<>& ws, std::string_view m, stet::message_kind k) { ws.send(m, k); }});
-  r.get("/healthz", [](stet::request&) { return stet::response::text("ok"); });
-  return r;
-}
 
 /// `count` text frames of `size` bytes each, numbered in their first bytes.
 std::string frames(int count, std::size_t size) {
@@ -98,7 +74,7 @@ std::string after_switching(raw_client& c) {
 }
 
 TEST(WebsocketHandover, FramesBehindAStreamedBodyAndTheUpgradeAllReachTheSession) {
-  running_server server(routes(), stet::test::test_options());
+  running_server server(stet::test::handover_routes("/ws/echo"), stet::test::test_options());
   raw_client c(server.port());
   ASSERT_TRUE(c.send("PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n"));
   std::this_thread::sleep_for(100ms);  // the head alone first: the route starts streaming with its grown buffer
@@ -117,7 +93,7 @@ TEST(WebsocketHandover, FramesBehindAStreamedBodyAndTheUpgradeAllReachTheSession
 TEST(WebsocketHandover, FramesBehindALongUpgradeHeadReachTheSession) {
   stet::server_options options = stet::test::test_options();
   options.max_header_bytes = 128 * 1024;
-  running_server server(routes(), options);
+  running_server server(stet::test::handover_routes("/ws/echo"), options);
   raw_client c(server.port());
   // A 70 KiB head grows the read buffer to 128 KiB, far past a WebSocket block, before the frames arrive.
   const std::string head = std::string(upgrade_head) + "X-Pad: " + std::string(70 * 1024, 'p') + "\r\n\r\n";

@@ -3,10 +3,10 @@
 // answers, a disconnect at every byte ends the session (and reports 1006 or
 // the handshake's code), and a publish reaches 1,000 subscribers.
 
+#include "support/handover_routes.hpp"
 #include "support/memory_server.hpp"
 #include "support/ws_frames.hpp"
 
-#include <stet/body.hpp>
 #include <stet/router.hpp>
 #include <stet/websocket.hpp>
 
@@ -176,30 +176,6 @@ TEST(WebsocketSession, APeerThatNeverReadsKeepsTheQueueBounded) {
 // whole, however large its read buffer grew first: behind a streamed body
 // (head + 64 KiB) or a long head. Once a fixed 32 KiB copy overflowed.
 
-class counting_sink final : public stet::body_sink {
- public:
-  stet::body_flow on_data(std::string_view piece) override {
-    bytes_ += piece.size();
-    return stet::body_flow::more;
-  }
-  stet::response on_end() override { return stet::response::text(std::to_string(bytes_)); }
-  void on_abort(std::error_code) noexcept override {}
-
- private:
-  std::size_t bytes_ = 0;
-};
-
-stet::router handover_routes() {
-  stet::router r;
-  stet::route_options streamed;
-  streamed.stream_body = true;
-  r.put("/upload", streamed, [](stet::request&) { return stet::read_body(std::make_unique<counting_sink>()); });
-  r.websocket("/echo", stet::websocket_options{},
-              stet::websocket_handlers<>{
-                  .message = [](stet::websocket<>& ws, std::string_view m, stet::message_kind k) { ws.send(m, k); }});
-  return r;
-}
-
 // `count` numbered text frames of `size` bytes.
 std::string numbered_frames(int count, std::size_t size) {
   std::string out;
@@ -221,7 +197,7 @@ int echoes_in(const std::string& wire, std::size_t size) {
 }
 
 TEST(WebsocketHandover, FramesBehindAStreamedBodyReachTheSessionAtEverySplit) {
-  stet::test::memory_server server(handover_routes());
+  stet::test::memory_server server(stet::test::handover_routes("/echo"));
   constexpr int count = 60;
   constexpr std::size_t size = 1000;
   const std::string head = "PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n";
@@ -238,7 +214,7 @@ TEST(WebsocketHandover, FramesBehindAStreamedBodyReachTheSessionAtEverySplit) {
 TEST(WebsocketHandover, FramesBehindALongHeadReachTheSession) {
   stet::server_options options;
   options.max_header_bytes = 128 * 1024;
-  stet::test::memory_server server(handover_routes(), options);
+  stet::test::memory_server server(stet::test::handover_routes("/echo"), options);
   constexpr int count = 60;
   constexpr std::size_t size = 1000;
   const std::string head = upgrade.substr(0, upgrade.size() - 2) + "X-Pad: " + std::string(70 * 1024, 'p') + "\r\n\r\n";
