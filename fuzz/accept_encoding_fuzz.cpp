@@ -9,6 +9,7 @@
 
 #include "response/compress/accept_encoding.hpp"
 #include "response/compress/accept_encoding_memo.hpp"
+#include "support/reference_text.hpp"
 #include "support/require.hpp"
 
 #include <algorithm>
@@ -22,6 +23,8 @@
 #include <vector>
 
 namespace {
+
+namespace reference = stet::fuzz::reference;
 
 using stet::content_coding;
 using stet::fuzz::require;
@@ -53,19 +56,6 @@ struct reference_weights {
   std::optional<int> gzip, br, zstd, identity, star;
 };
 
-bool ref_ows(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view ref_trim(std::string_view s) {
-  while (!s.empty() && ref_ows(s.front())) s.remove_prefix(1);
-  while (!s.empty() && ref_ows(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-bool ref_tchar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
 std::optional<int> ref_qvalue(std::string_view q) {
   if (q.empty() || q.size() > 5 || (q[0] != '0' && q[0] != '1')) return std::nullopt;
   if (q.size() > 1 && q[1] != '.') return std::nullopt;
@@ -85,19 +75,19 @@ reference_weights reference_parse(std::string_view value) {
   while (start <= value.size()) {
     const std::size_t comma = value.find(',', start);
     const std::size_t end = comma == std::string_view::npos ? value.size() : comma;
-    const std::string_view member = ref_trim(value.substr(start, end - start));
+    const std::string_view member = reference::trim(value.substr(start, end - start));
     start = end + 1;
     if (member.empty()) continue;
     std::size_t i = 0;
-    while (i < member.size() && ref_tchar(member[i])) ++i;
+    while (i < member.size() && reference::tchar(member[i])) ++i;
     if (i == 0) continue;
     std::string coding(member.substr(0, i));
     for (char& c : coding) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    std::string_view rest = ref_trim(member.substr(i));
+    std::string_view rest = reference::trim(member.substr(i));
     std::optional<int> q = 1000;
     if (!rest.empty()) {
       if (rest.front() != ';') continue;
-      rest = ref_trim(rest.substr(1));
+      rest = reference::trim(rest.substr(1));
       if (rest.size() < 2 || (rest[0] != 'q' && rest[0] != 'Q') || rest[1] != '=') continue;
       q = ref_qvalue(rest.substr(2));
       if (!q) continue;

@@ -11,6 +11,7 @@
 // multipart/form-data is 415, a bad or missing boundary 400; and with the
 // boundary returned, a one-part body built on it parses to that part.
 
+#include "support/reference_text.hpp"
 #include "support/require.hpp"
 
 #include "request/media_type.hpp"
@@ -27,25 +28,9 @@
 namespace {
 
 using stet::fuzz::require;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return out;
-}
-
-bool ows(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && ows(s.front())) s.remove_prefix(1);
-  while (!s.empty() && ows(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-bool tchar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
+using stet::fuzz::reference::lower;
+using stet::fuzz::reference::tchar;
+using stet::fuzz::reference::trim;
 
 bool bchar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

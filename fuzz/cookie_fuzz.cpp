@@ -3,9 +3,9 @@
 // came from the cache), holds a token name and a legal value, and the cache
 // answers exactly what a fresh parse does.
 
+#include "http/token.hpp"
 #include "request/cookie_cache.hpp"
 #include "request/cookie_parse.hpp"
-#include "http/token.hpp"
 #include "support/field_list.hpp"
 #include "support/require.hpp"
 

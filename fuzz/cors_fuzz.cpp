@@ -14,6 +14,7 @@
 // non-empty list item a token that is allowed), allows_method(); the values
 // it renders once are field values.
 
+#include "support/reference_text.hpp"
 #include "support/require.hpp"
 
 #include "http/token.hpp"
@@ -33,18 +34,9 @@ namespace {
 
 using stet::detail::origin_verdict;
 using stet::fuzz::require;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using stet::fuzz::reference::lower;
+using stet::fuzz::reference::tchar;
+using stet::fuzz::reference::trim;
 
 std::vector<std::string_view> split(std::string_view s, char c) {
   std::vector<std::string_view> out;
@@ -54,11 +46,6 @@ std::vector<std::string_view> split(std::string_view s, char c) {
     if (at == std::string_view::npos) return out;
     start = at + 1;
   }
-}
-
-bool tchar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
 }
 
 bool token(std::string_view s) { return !s.empty() && std::all_of(s.begin(), s.end(), tchar); }

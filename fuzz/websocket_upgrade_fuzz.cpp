@@ -16,6 +16,7 @@
 // the client limited, stays within 9-15, answers what it agreed, and its
 // answer reads back to the same parameters.
 
+#include "support/reference_text.hpp"
 #include "support/require.hpp"
 
 #include "http/token.hpp"
@@ -42,20 +43,8 @@ using stet::header_field;
 using stet::detail::ws::deflate_offer;
 using stet::detail::ws::handshake_error;
 using stet::fuzz::require;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return out;
-}
-
-bool ows(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && ows(s.front())) s.remove_prefix(1);
-  while (!s.empty() && ows(s.back())) s.remove_suffix(1);
-  return s;
-}
+using stet::fuzz::reference::lower;
+using stet::fuzz::reference::trim;
 
 // RFC 9110 5.6.1 list elements, with quoted-strings (5.6.4) kept whole.
 std::vector<std::string_view> elements(std::string_view value, char separator) {
