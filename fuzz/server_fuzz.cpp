@@ -26,6 +26,7 @@
 // requests are all answered holds no exchange (its read buffer, parser and
 // arena are back in the worker's pool).
 
+#include "support/multipart_listing.hpp"
 #include "support/require.hpp"
 #include "support/wire_reader.hpp"
 
@@ -59,6 +60,8 @@
 
 namespace {
 
+using stet::test::multipart_listing;
+
 using stet::detail::memory_stream;
 using stet::fuzz::require;
 
@@ -87,32 +90,6 @@ class summing_sink final : public stet::body_sink {
   std::uint64_t pieces_ = 0;
   std::uint64_t size_ = 0;
   std::uint64_t sum_ = 0;
-};
-
-// Lists a streamed multipart body's parts: "name:size;" each.
-class multipart_listing final : public stet::body_sink {
- public:
-  explicit multipart_listing(std::string_view content_type) : parser_(content_type) {}
-  stet::body_flow on_data(std::string_view piece) override {
-    parser_.consume(piece, [this](const stet::multipart_event& e) { on_event(e); });
-    return stet::body_flow::more;
-  }
-  stet::response on_end() override {
-    parser_.finish([this](const stet::multipart_event& e) { on_event(e); });
-    if (!parser_) return stet::response::text(parser_.error().message(), parser_.error().status());
-    return stet::response::text(listing_);
-  }
-  void on_abort(std::error_code) noexcept override {}
-
- private:
-  void on_event(const stet::multipart_event& e) {
-    if (e.kind == stet::multipart_event_kind::part_begin) listing_ += std::string(parser_.part().name) + ":";
-    if (e.kind == stet::multipart_event_kind::part_data) size_ += e.data.size();
-    if (e.kind == stet::multipart_event_kind::part_end) listing_ += std::to_string(std::exchange(size_, 0)) + ";";
-  }
-  stet::multipart_parser parser_;
-  std::string listing_;
-  std::size_t size_ = 0;
 };
 
 stet::response stream_rows(stet::request& req) {

@@ -6,6 +6,7 @@
 #include "net/connection.hpp"
 
 #include "support/memory_server.hpp"
+#include "support/multipart_listing.hpp"
 
 #include <stet/body.hpp>
 #include <stet/multipart.hpp>
@@ -19,6 +20,8 @@
 #include <vector>
 
 namespace {
+
+using stet::test::multipart_listing;
 
 using stet::detail::memory_stream;
 
@@ -36,32 +39,6 @@ class summing_sink final : public stet::body_sink {
  private:
   std::uint64_t size_ = 0;
   std::uint64_t sum_ = 0;
-};
-
-// Lists a multipart body's parts as it streams: "name:size;" each.
-class multipart_listing final : public stet::body_sink {
- public:
-  explicit multipart_listing(std::string_view content_type) : parser_(content_type) {}
-  stet::body_flow on_data(std::string_view piece) override {
-    parser_.consume(piece, [this](const stet::multipart_event& e) { on_event(e); });
-    return stet::body_flow::more;
-  }
-  stet::response on_end() override {
-    parser_.finish([this](const stet::multipart_event& e) { on_event(e); });
-    if (!parser_) return stet::response::text(parser_.error().message(), parser_.error().status());
-    return stet::response::text(listing_);
-  }
-  void on_abort(std::error_code) noexcept override {}
-
- private:
-  void on_event(const stet::multipart_event& e) {
-    if (e.kind == stet::multipart_event_kind::part_begin) listing_ += std::string(parser_.part().name) + ":";
-    if (e.kind == stet::multipart_event_kind::part_data) size_ += e.data.size();
-    if (e.kind == stet::multipart_event_kind::part_end) listing_ += std::to_string(std::exchange(size_, 0)) + ";";
-  }
-  stet::multipart_parser parser_;
-  std::string listing_;
-  std::size_t size_ = 0;
 };
 
 stet::router routes() {
