@@ -4,7 +4,7 @@
 // RFC 7239 proxy (two Forwarded elements), among 12 other header fields; and
 // parse_proxy_header() for a PROXY v1 line and a v2 header with two TLVs.
 
-#include "net/proxy_protocol.hpp"
+#include "net/accept/proxy_protocol.hpp"
 #include "request/forwarded.hpp"
 #include "support/alloc_counter.hpp"
 

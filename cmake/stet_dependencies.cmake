@@ -44,3 +44,8 @@ add_library(llhttp::llhttp ALIAS stet_llhttp)
 if(STET_BUILD_EXAMPLES)
   find_package(SQLite3 REQUIRED)
 endif()
+
+# What the library's own code links against, named once: the library, its
+# internal targets, the tests and the benchmarks all use this list.
+set(STET_DEPENDENCIES Threads::Threads stet_llhttp simdjson::simdjson fmt::fmt OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB
+    PkgConfig::STET_BROTLI zstd::libzstd_shared)

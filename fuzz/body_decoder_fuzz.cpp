@@ -20,7 +20,7 @@
 
 #include "support/require.hpp"
 
-#include "response/compress/body_decoder.hpp"
+#include "request/body_decoder.hpp"
 
 #include <stet/error.hpp>
 

@@ -8,7 +8,7 @@
 //   - a complete header's addresses survive being written again: the header
 //     a balancer would write for them parses to the same endpoints.
 
-#include "net/proxy_protocol.hpp"
+#include "net/accept/proxy_protocol.hpp"
 #include "support/require.hpp"
 
 #include <algorithm>

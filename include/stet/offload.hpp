@@ -55,7 +55,7 @@ struct offload_job : resumable {
 };
 
 /// What offload's awaitable does whatever the function: queue, cancel, resume
-/// (src/route/coro_offload.cpp).
+/// (src/coro/offload.cpp).
 class offload_base : public offload_job, public suspension {
  public:
   using stet_awaitable_tag = void;

@@ -27,7 +27,7 @@ namespace detail {
 class future_waiter;
 
 /// What a promise and its future share. The lock makes the promise's side
-/// safe from any thread (src/route/coro_future.cpp).
+/// safe from any thread (src/coro/future.cpp).
 class future_state_base {
  public:
   future_state_base() = default;

@@ -11,7 +11,7 @@ namespace stet {
 
 namespace detail {
 
-/// The awaitable of sleep_for(): an entry in the worker's timers (src/route/coro_sleep.cpp).
+/// The awaitable of sleep_for(): an entry in the worker's timers (src/coro/sleep.cpp).
 class sleep_awaiter final : public timer_entry, public suspension {
  public:
   using stet_awaitable_tag = void;

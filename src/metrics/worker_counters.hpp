@@ -79,7 +79,7 @@ struct websocket_counters {
   std::atomic<std::uint64_t> dropped{0};       ///< messages not queued: the queue was over max_backpressure
   std::atomic<std::uint64_t> published{0};     ///< publish() calls made on this worker
   std::array<std::atomic<std::uint64_t>, code_slots> closes{};  ///< on_close reports, by code
-  // The worker's mailbox (src/net/websocket_mailbox.hpp): written by any
+  // The worker's mailbox (src/net/ws/websocket_mailbox.hpp): written by any
   // thread, always under the mailbox's lock, so still one writer at a time.
   std::atomic<std::uint64_t> mailbox_dropped{0};        ///< posts refused: the mailbox was full
   std::atomic<std::uint64_t> mailbox_messages{0};       ///< entries waiting now

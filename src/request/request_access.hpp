@@ -4,6 +4,10 @@
 
 #include <stet/request.hpp>
 
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
 namespace stet::detail {
 
 struct request_access {
@@ -50,6 +54,20 @@ struct request_access {
   static bool trusts_proxies(const request& r) noexcept { return r.trust_ != nullptr; }
   /// `tls` (null over plain HTTP) must outlive the request (the transport holds it).
   static void set_tls(request& r, const tls_info* tls) noexcept { r.tls_ = tls; }
+  /// `v` follows bytes moved from [from, from + n) to `to`, if it points into them.
+  static void follow(std::string_view& v, const char* from, std::size_t n, const char* to) noexcept {
+    const auto at = reinterpret_cast<std::uintptr_t>(v.data());
+    const auto begin = reinterpret_cast<std::uintptr_t>(from);
+    if (at >= begin && at < begin + n) v = {to + (at - begin), v.size()};
+  }
+  /// The head the request's views point into moved from `from` to `to` (`n`
+  /// bytes): every view follows, nothing is parsed again. The field list is
+  /// the caller's to move (it owns the array).
+  static void follow_head(request& r, const char* from, std::size_t n, const char* to) noexcept {
+    for (std::string_view* v : {&r.method_name_, &r.target_, &r.path_, &r.raw_path_, &r.query_, &r.host_}) {
+      follow(*v, from, n, to);
+    }
+  }
   // Route parameters: written by the router's dispatch only.
   static route_params& params(request& r) noexcept { return r.params_; }
 };

@@ -95,12 +95,18 @@ response run_chain(const detail::middleware_layer* const* layers, std::size_t si
   return std::move(*out);
 }
 
-response dispatch(const detail::route_table& t, request& req) {
-  detail::capture_buffer buffer;
-  detail::capture* const captured = buffer.items;
+// Matches `req` on `t` into `m`, unless `m` already holds its match on `t`.
+void match_on(const detail::route_table& t, const request& req, detail::route_match& m) noexcept {
+  if (m.generation == t.generation) return;
+  m.outcome = detail::match_path(t, req.method(), req.raw_path(), req.arena(), m.captures.items);
+  m.generation = t.generation;
+}
+
+response dispatch(const detail::route_table& t, request& req, detail::route_match& m) {
   route_params& params = detail::request_access::params(req);
   detail::route_params_access::clear(params);
-  const match_outcome o = detail::match_path(t, req.method(), req.raw_path(), req.arena(), captured);
+  match_on(t, req, m);
+  const match_outcome& o = m.outcome;
   if (o.what != match_outcome::kind::route) {
     const bool covered = o.what == match_outcome::kind::options && o.preflight_size != 0;
     const std::uint32_t begin = covered ? o.preflight_begin : 0;
@@ -109,6 +115,7 @@ response dispatch(const detail::route_table& t, request& req) {
     return run_chain(t.chain.data() + begin, size, req, [&] { return automatic_answer(o, req); });
   }
   const detail::route_entry& e = *o.entry;
+  const detail::capture* captured = m.captures.items;
   detail::route_params_access::bind(params, e.pattern, e.def->id, t.param_names.data() + e.names_begin, captured,
                                     o.captured);
   const detail::capture* args = captured + e.arg_offset;
@@ -130,9 +137,9 @@ thread_local detail::local_loop* in_process_loop = nullptr;
 
 // Dispatch with failures turned into a 500 (503 for a refused offload); an
 // asynchronous answer may be pending.
-response guarded_dispatch(const detail::route_table& t, request& req) {
+response guarded_dispatch(const detail::route_table& t, request& req, detail::route_match& m) {
   try {
-    return dispatch(t, req);
+    return dispatch(t, req, m);
   } catch (...) {
     return detail::failure_answer(std::current_exception(), t.report.get(), req);
   }
@@ -164,15 +171,20 @@ response router::handle(request& req) const {
   detail::local_loop loop;
   const detail::executor_scope on_this_thread(&loop);
   detail::local_loop* const outer = std::exchange(in_process_loop, &loop);
-  response r = detail::router_access::start(*this, req);
-  // A streaming route, in-process: its sink takes the whole body at once.
-  if (detail::pending_response* p = detail::response_access::pending(r); p != nullptr && p->body) {
-    r = detail::feed_whole_body(*detail::response_access::take_pending(r), req);
-  }
-  if (std::shared_ptr<detail::pending_response> pending = detail::response_access::take_pending(r)) {
-    detail::wait_in_process(*pending);
-    in_process_loop = outer;
-    return detail::finish_pending(*pending, req);
+  detail::route_match m;
+  detail::dispatch_outcome o = detail::router_access::start(*this, req, m);
+  response r;
+  switch (o.what) {
+    case detail::dispatch_outcome::kind::body_sink:
+      // A streaming route, in-process: its sink takes the whole body at once.
+      r = detail::feed_whole_body(*o.slot, req);
+      break;
+    case detail::dispatch_outcome::kind::pending:
+      detail::wait_in_process(*o.slot);
+      r = detail::finish_pending(*o.slot, req);
+      break;
+    case detail::dispatch_outcome::kind::answer:
+    case detail::dispatch_outcome::kind::upgrade: r = std::move(o.answer); break;
   }
   in_process_loop = outer;
   return r;
@@ -193,21 +205,21 @@ void wait_in_process(pending_response& pending) {
   }
 }
 
-body_plan router_access::plan_body(const router& routes, const request& req) noexcept {
+body_plan router_access::match(const router& routes, const request& req, route_match& into) noexcept {
   const epoch::read_section pin;
   const route_table& t = routes.scope_.state().acquire();
-  capture_buffer buffer;
-  const match_outcome o = match_path(t, req.method(), req.raw_path(), req.arena(), buffer.items);
+  match_on(t, req, into);
+  const match_outcome& o = into.outcome;
   if (o.what != match_outcome::kind::route) return {};
   return {true, o.entry->def->stream_body, o.entry->def->max_body_bytes};
 }
 
-response router_access::start(const router& routes, request& req) {
+dispatch_outcome router_access::start(const router& routes, request& req, route_match& m) {
   // The pin keeps this table alive until the handler returns, however many
   // tables are swapped in meanwhile. A pending answer's afters point at
   // middleware layers, which the router keeps for its whole life.
   const epoch::read_section pin;
-  return guarded_dispatch(routes.scope_.state().acquire(), req);
+  return dispatch_outcome::from(guarded_dispatch(routes.scope_.state().acquire(), req, m));
 }
 
 }  // namespace detail

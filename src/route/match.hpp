@@ -33,6 +33,18 @@ struct capture_buffer {
 /// int/uint: in range, and converted into `number`). A catch-all takes anything.
 bool convert_segment(segment_kind k, std::string_view s, std::uint64_t& number) noexcept;
 
+/// A request's route, matched once from its head and kept with its exchange
+/// until the request is dispatched: the body plan is read from it before any
+/// 100 Continue, and dispatch runs the route without matching again. It points
+/// into the table it was matched on, so dispatch uses it only while that table
+/// is still the published one (same generation); after a swap (a route added
+/// while the body arrived) the request is matched again on the new table.
+struct route_match {
+  match_outcome outcome;
+  std::uint64_t generation = 0;  // of the table `outcome` points into; 0: none yet
+  capture_buffer captures;
+};
+
 /// Matches `raw_path` (escapes intact; each segment is decoded on its own,
 /// into `arena` only when it has an escape) for `m`. Writes the route's
 /// parameters to `out[0, captured)`. Never allocates on the heap.

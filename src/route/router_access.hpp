@@ -5,6 +5,8 @@
 
 #include <stet/router.hpp>
 
+#include "route/match.hpp"
+#include "route/outcome.hpp"
 #include "route/state.hpp"
 
 namespace stet::detail {
@@ -18,12 +20,13 @@ struct body_plan {
 };
 
 struct router_access {
-  /// The body plan of the route `req`'s head matches (a lookup, no handler run).
-  static body_plan plan_body(const router& routes, const request& req) noexcept;
+  /// Matches `req` from its head into `into` (no handler runs) and returns
+  /// what the route says about the body.
+  static body_plan match(const router& routes, const request& req, route_match& into) noexcept;
   static const router_state& state(const router& r) noexcept { return r.scope_.state(); }
-  /// router::handle() without the wait: an asynchronous handler's answer may
-  /// be left pending (response_access::pending()).
-  static response start(const router& routes, request& req);
+  /// router::handle() without the wait: runs the route `m` holds (matching
+  /// first if it holds none on the published table) and says what came of it.
+  static dispatch_outcome start(const router& routes, request& req, route_match& m);
 };
 
 }  // namespace stet::detail

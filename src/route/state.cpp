@@ -49,7 +49,7 @@ void router_state::changed_locked() {
 // Build aside, swap in one store, then free whatever retired table no reader
 // can still hold. Tables still pinned wait for a later publish or the end.
 void router_state::publish_locked() {
-  std::unique_ptr<const route_table> fresh = route_table::build(*this);
+  std::unique_ptr<const route_table> fresh = route_table::build(*this, ++generations_);
   const route_table* old = table_.exchange(fresh.release(), std::memory_order_seq_cst);
   published_routes.store(defs.size(), std::memory_order_relaxed);
   if (old != nullptr) {

@@ -78,6 +78,7 @@ struct router_state {
   };
   std::atomic<const route_table*> table_{nullptr};
   std::vector<retired_table> retired_;
+  std::uint64_t generations_ = 0;  // tables built so far (route_table::generation)
 };
 
 }  // namespace stet::detail

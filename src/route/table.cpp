@@ -154,8 +154,9 @@ class chain_builder {
 
 }  // namespace
 
-std::unique_ptr<const route_table> route_table::build(const router_state& state) {
+std::unique_ptr<const route_table> route_table::build(const router_state& state, std::uint64_t generation) {
   auto t = std::make_unique<route_table>();
+  t->generation = generation;
   t->options = state.options;
   t->report = state.report;
   chain_builder chains(*t, *state.root);

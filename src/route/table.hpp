@@ -79,7 +79,12 @@ struct trie_node {
 
 struct route_table {
   /// Builds from the state's definitions. Caller holds the state's mutex.
-  static std::unique_ptr<const route_table> build(const router_state& state);
+  static std::unique_ptr<const route_table> build(const router_state& state, std::uint64_t generation);
+
+  /// Which table this is: numbered from 1 as tables are published, never
+  /// reused, so a match kept from the head (route_match) can tell whether the
+  /// table it points into is still the published one.
+  std::uint64_t generation = 0;
 
   std::vector<trie_node> nodes;
   std::vector<literal_edge> literals;

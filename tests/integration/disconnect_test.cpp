@@ -150,7 +150,7 @@ TEST_F(Disconnect, ManyVanishingClientsInARow) {
 }
 
 // After a keep-alive answer the server queues its next read without trying it
-// (see src/net/socket_read.hpp). A request that arrives together with the
+// (see src/net/transport/socket_read.hpp). A request that arrives together with the
 // client's FIN or reset must still end the connection at once, not at a timeout.
 class DisconnectAfterKeepAlive : public ::testing::Test {
  protected:

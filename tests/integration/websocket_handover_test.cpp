@@ -73,7 +73,7 @@ std::string after_switching(raw_client& c) {
   }
 }
 
-TEST(WebsocketHandover, FramesBehindAStreamedBodyAndTheUpgradeAllReachTheSession) {
+TEST(WebsocketHandoverWire, FramesBehindAStreamedBodyAndTheUpgradeAllReachTheSession) {
   running_server server(stet::test::handover_routes("/ws/echo"), stet::test::test_options());
   raw_client c(server.port());
   ASSERT_TRUE(c.send("PUT /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n"));
@@ -90,7 +90,7 @@ TEST(WebsocketHandover, FramesBehindAStreamedBodyAndTheUpgradeAllReachTheSession
   EXPECT_EQ(r->status, 200);
 }
 
-TEST(WebsocketHandover, FramesBehindALongUpgradeHeadReachTheSession) {
+TEST(WebsocketHandoverWire, FramesBehindALongUpgradeHeadReachTheSession) {
   stet::server_options options = stet::test::test_options();
   options.max_header_bytes = 128 * 1024;
   running_server server(stet::test::handover_routes("/ws/echo"), options);

@@ -248,13 +248,13 @@ CLEAN = {
     "src/http/response_writer.cpp": '#include "http/request_parser.hpp"\n',
     "src/route/table.cpp": "#include <stet/api.hpp>\n",
     "src/net/asio.hpp": "#pragma once\n#include <boost/asio/io_context.hpp>\n",
-    "src/net/connection.cpp": '#include "net/asio.hpp"\n#include "route/table.hpp"\n',
+    "src/net/http1/connection.cpp": '#include "net/asio.hpp"\n#include "route/table.hpp"\n',
     "src/route/table.hpp": "#pragma once\n",
 }
 BROKEN = {
     "route-static-no-net": ("src/static/mount.cpp", '#include <vector>\n#include "log/relay.hpp"\n',
                             {"src/log/relay.hpp": '#pragma once\n#include "net/connection.hpp"\n',
-                             "src/net/connection.hpp": "#pragma once\n"}),
+                             "src/net/http1/connection.hpp": "#pragma once\n"}),
     "asio-only-in-net": ("src/route/timer.cpp", "#include <boost/asio/steady_timer.hpp>\n", {}),
     "parser-no-router": ("src/http/request_parser.cpp", '#include "route/table.hpp"\n', {}),
     "writer-no-routes": ("src/http/response_writer.hpp", "#include <stet/router.hpp>\n",

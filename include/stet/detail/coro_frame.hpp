@@ -17,7 +17,7 @@
 
 namespace stet::detail {
 
-// stet's own (src/net/worker_executor.hpp), named by offload, promise and sleep;
+// stet's own (src/net/server/worker_executor.hpp), named by offload, promise and sleep;
 // not Asio's, which no public header sees.
 class executor;  // NOLINT(bugprone-forward-declaration-namespace)
 class pending_response;

@@ -9,6 +9,7 @@
 #include "request/field_lines.hpp"
 #include "response/compress/compress.hpp"
 #include "response/compress/variant.hpp"
+#include "response/error_pages.hpp"
 #include "response/header_scan.hpp"
 #include "response/response_access.hpp"
 
@@ -114,6 +115,18 @@ compression_plan compress_response(const request& q, response& r, const compress
   response_access::append_trusted_field(r, "Content-Encoding", coding_name(plan.coding));
   retag(r, plan.coding);
   return plan;
+}
+
+bool compress_or_refuse(const compression_settings& s, const request& q, response& r) {
+  const compression_plan plan = compress_response(q, r, s);
+  if (plan.not_acceptable) {
+    // The page is small (under min_bytes by default) and refused identity is
+    // what brought us here: it goes as it is, like every error page.
+    r = error_page(stet::status::not_acceptable, q);
+    add_vary_accept_encoding(r);  // another Accept-Encoding gets the resource
+    return false;
+  }
+  return plan.omit_content_length;
 }
 
 }  // namespace stet::detail

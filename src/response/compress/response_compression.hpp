@@ -34,6 +34,9 @@ compression_request compression_facts(const request& q);
 /// The response's side, read in one pass over its header block.
 compression_response compression_facts(const response& r) noexcept;
 
+/// compress_answer() past its inline test.
+bool compress_or_refuse(const compression_settings& s, const request& q, response& r);
+
 /// Plans and applies compression to `r` for `q`. `route_allows` is the
 /// route's compress option. Returns the plan, which the writer needs for one
 /// thing: plan.omit_content_length (HEAD of a coded variant). A plan whose
@@ -42,5 +45,16 @@ compression_response compression_facts(const response& r) noexcept;
 /// @throws std::bad_alloc when out of memory.
 compression_plan compress_response(const request& q, response& r, const compression_settings& s,
                                    bool route_allows = true);
+
+/// The one call where an answer is queued: compresses `r`, the answer to `q`
+/// (still readable), as `s` says, or replaces it with a 406 page when the
+/// client refuses identity and every coding offered. Returns whether the
+/// writer must send no Content-Length (HEAD of a coded variant). The route's
+/// compress option has already become r.no_compression() in dispatch. For the
+/// common small answer this is one inline compare.
+/// @throws std::bad_alloc when out of memory.
+inline bool compress_answer(const compression_settings& s, const request& q, response& r) {
+  return may_compress(r, s) && compress_or_refuse(s, q, r);
+}
 
 }  // namespace stet::detail

@@ -1,0 +1,86 @@
+#include "net/http1/exchange_observer.hpp"
+
+#include "log/access_log.hpp"
+#include "metrics/phase_record.hpp"
+#include "request/request_access.hpp"
+#include "route/params_access.hpp"
+
+#include <cstdio>
+
+namespace stet::detail {
+
+void exchange_observer::dispatching(const request& req) noexcept {
+  if (!owner_.timing()) return;
+  handler_start_ = clock::now();
+  record_phase(owner_.counters(), owner_.tracer(), stet::phase::parse, message_start_time_, handler_start_, &req);
+}
+
+void exchange_observer::handled(const request& req, response& r) {
+  if (!owner_.timing()) return;
+  const clock::time_point now = clock::now();
+  record_phase(owner_.counters(), owner_.tracer(), stet::phase::handle, handler_start_, now, &req);
+  const server_options& options = owner_.options();
+  if (options.metrics) count_route(req, r.status(), now - handler_start_);
+  if (options.server_timing) {
+    const std::chrono::duration<double, std::milli> parse_ms = handler_start_ - message_start_time_;
+    const std::chrono::duration<double, std::milli> handler_ms = now - handler_start_;
+    char value[96];
+    const int n =
+        std::snprintf(value, sizeof value, "parse;dur=%.3f, handler;dur=%.3f", parse_ms.count(), handler_ms.count());
+    r.set_header("Server-Timing", std::string_view(value, static_cast<std::size_t>(n)));
+  }
+}
+
+void exchange_observer::answered(const request* req, const response& r, const tls_info* tls) {
+  const unsigned code = to_int(r.status());
+  worker_counters::bump(owner_.counters().requests_by_status[code % 600]);
+  if (!owner_.logging()) return;
+  const bool sends_body = req == nullptr || (req->method() != stet::method::head && !status_forbids_body(r.status()));
+  log(req, code, sends_body ? r.content_length() : 0, tls);
+}
+
+void exchange_observer::batch_written() noexcept {
+  if (owner_.timing()) {
+    record_phase(owner_.counters(), owner_.tracer(), stet::phase::write, write_start_, clock::now(), nullptr);
+  }
+}
+
+// `req` is null for a request that could not be parsed.
+void exchange_observer::log(const request* req, unsigned status, std::uint64_t bytes, const tls_info* tls) {
+  access_record r;
+  if (req != nullptr && request_access::trusts_proxies(*req)) {
+    r.remote = req->client_address_text();
+  } else {
+    if (peer_text_.empty()) peer_text_ = peer_.address_string();
+    r.remote = peer_text_;
+  }
+  r.method = req != nullptr ? req->method_name() : "-";
+  r.target = req != nullptr ? req->target() : "-";
+  r.version = req != nullptr ? req->version() : 11;
+  r.status = status;
+  r.bytes = bytes;
+  if (req != nullptr) {
+    r.referer = req->header("referer").value_or("");
+    r.user_agent = req->header("user-agent").value_or("");
+  }
+  if (tls != nullptr) {
+    r.tls_protocol = tls->protocol;
+    r.tls_cipher = tls->cipher;
+  }
+  owner_.log_access(r);
+}
+
+// Per-route counters: the route the router matched (none for its automatic
+// answers, which only the totals count). The chunk holding a route's counters
+// is allocated the first time that route answers on this worker.
+void exchange_observer::count_route(const request& req, stet::status s, clock::duration handler_time) {
+  const std::uint32_t id = route_params_access::route_id(req.params());
+  if (id == route_params_access::no_route) return;
+  route_counters* c = owner_.counters().per_route.at(id);
+  if (c == nullptr) return;
+  const unsigned status_class = to_int(s) / 100;
+  if (status_class >= 1 && status_class <= 5) worker_counters::bump(c->by_class[status_class - 1]);
+  c->handler.record(handler_time);
+}
+
+}  // namespace stet::detail

@@ -1,0 +1,60 @@
+#pragma once
+// What is recorded about an exchange, apart from doing it: the phase timings
+// (metrics histograms, a tracer, the Server-Timing header), the per-route
+// counters, the count by status and the access log line. The connection says
+// what happened and when; the observer decides what, if anything, to record,
+// so the state machine carries no clock and no log.
+
+#include <stet/endpoint.hpp>
+#include <stet/request.hpp>
+#include <stet/response.hpp>
+#include <stet/tls.hpp>
+
+#include "net/server/worker.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace stet::detail {
+
+class exchange_observer {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  exchange_observer(worker& owner, const endpoint& peer) noexcept : owner_(owner), peer_(peer) {}
+
+  /// A read completed (its time is the start of any message it began).
+  void read_completed() noexcept {
+    if (owner_.timing()) read_time_ = clock::now();
+  }
+  /// The bytes about to be parsed begin a new message.
+  void message_started() noexcept { message_start_time_ = read_time_; }
+  /// The request goes to its handler now: the parse phase ends.
+  void dispatching(const request& req) noexcept;
+  /// The handler's answer `r` (before compression): the handle phase, the
+  /// route's counters, Server-Timing.
+  void handled(const request& req, response& r);
+  /// `r` is queued as the answer to `req` (null: a request that could not be
+  /// parsed): the count by status and the access log line.
+  void answered(const request* req, const response& r, const tls_info* tls);
+  void write_started() noexcept {
+    if (owner_.timing()) write_start_ = clock::now();
+  }
+  /// A batch of answers (not a streamed piece, whose time is the stream's) is written.
+  void batch_written() noexcept;
+
+ private:
+  void log(const request* req, unsigned status, std::uint64_t bytes, const tls_info* tls);
+  void count_route(const request& req, stet::status s, clock::duration handler_time);
+
+  worker& owner_;
+  const endpoint& peer_;
+  std::string peer_text_;  // formatted on first use (only the access log needs it)
+  clock::time_point read_time_{};           // completion of the latest read
+  clock::time_point message_start_time_{};  // the read that brought the message's first byte
+  clock::time_point handler_start_{};
+  clock::time_point write_start_{};
+};
+
+}  // namespace stet::detail

@@ -1,0 +1,194 @@
+#include "net/ws/websocket_worker.hpp"
+
+#include "net/ws/websocket_connection.hpp"
+#include "net/ws/websocket_hub.hpp"
+#include "net/server/worker.hpp"
+
+#include <algorithm>
+
+namespace stet::detail {
+
+websocket_worker::websocket_worker(worker& owner, websocket_hub* hub)
+    : owner_(owner),
+      hub_(hub),
+      mailbox_(std::make_shared<websocket_mailbox>(
+          owner.io(),
+          websocket_mailbox::limits{owner.options().websocket_mailbox_messages,
+                                    owner.options().websocket_mailbox_bytes},
+          owner.counters().websockets, [this](const websocket_publication& p) { deliver(p.topic, p.frame); })),
+      discard_(new char[ws::read_block_bytes]),
+      tick_(owner.io()) {
+  blocks_.reserve(retained_blocks);
+  if (hub_ != nullptr) hub_slot_ = hub_->join(*this);
+}
+
+websocket_worker::~websocket_worker() {
+  mailbox_->close();
+  // Sessions end before their worker does; a harness that drops a worker
+  // without draining it must still not leave them linked to the timer lists.
+  for (const auto& c : sessions_) deadline_list::unlink(c->deadline());
+  if (hub_ != nullptr) hub_->leave(hub_slot_);
+  for (char* b : blocks_) delete[] b;
+}
+
+asio::io_context& websocket_worker::io() noexcept { return owner_.io(); }
+
+websocket_counters& websocket_worker::counters() noexcept { return owner_.counters().websockets; }
+
+void websocket_worker::report_error(std::string_view what) noexcept {
+  try {
+    owner_.report_error("websocket callback", {}, what);
+  } catch (...) {  // a reporter that throws is not this session's problem
+  }
+}
+
+void websocket_worker::adopt(std::shared_ptr<websocket_connection> c) {
+  c->slot = sessions_.size();
+  sessions_.push_back(std::move(c));
+}
+
+void websocket_worker::ended(websocket_connection& c) noexcept {
+  const std::size_t slot = c.slot;
+  if (slot >= sessions_.size() || sessions_[slot].get() != &c) return;
+  std::swap(sessions_[slot], sessions_.back());
+  sessions_[slot]->slot = slot;
+  // The caller holds its own reference: `c` outlives this.
+  sessions_.pop_back();
+  owner_.websocket_closed();
+}
+
+void websocket_worker::drain() {
+  const std::vector<std::shared_ptr<websocket_connection>> open = sessions_;
+  for (const auto& c : open) {
+    c->drain();
+    c->flush();
+  }
+}
+
+void websocket_worker::terminate_all() noexcept {
+  const std::vector<std::shared_ptr<websocket_connection>> open = sessions_;
+  for (const auto& c : open) c->terminate();
+}
+
+void websocket_worker::stop_timer() noexcept {
+  tick_.cancel();
+  tick_due_ = steady::time_point::max();
+}
+
+// Output queued outside a session's own read (a publish from another session,
+// a post from another thread, a timer) waits for this one task: everything
+// queued until it runs shares each session's write.
+void websocket_worker::want_flush(websocket_connection& c) noexcept {
+  if (c.dirty) return;
+  try {
+    dirty_.push_back(c.shared_from_this());
+  } catch (...) {
+    c.flush();  // no room to remember it: write now instead
+    return;
+  }
+  c.dirty = true;
+  if (flush_posted_) return;
+  flush_posted_ = true;
+  asio::post(owner_.io(), [this] { flush_dirty(); });
+}
+
+void websocket_worker::flush_dirty() noexcept {
+  flush_posted_ = false;
+  flushing_.swap(dirty_);
+  for (const auto& c : flushing_) {
+    c->dirty = false;
+    c->flush();
+  }
+  flushing_.clear();
+}
+
+deadline_list& websocket_worker::list_for(steady::duration d) {
+  for (auto& [duration, list] : lists_) {
+    if (duration == d) return *list;
+  }
+  return *lists_.emplace_back(d, std::make_unique<deadline_list>(timeout_kind::idle, d)).second;
+}
+
+void websocket_worker::arm(deadline_hook& hook, steady::duration d) noexcept {
+  deadline_list* list = nullptr;
+  try {
+    list = &list_for(d);
+  } catch (...) {
+    list = lists_.empty() ? nullptr : lists_.front().second.get();  // a list of another length beats none
+  }
+  if (list == nullptr) return;
+  const steady::time_point due = list->push(hook, steady::now());
+  if (due < tick_due_) schedule_tick(due);
+}
+
+void websocket_worker::schedule_tick(steady::time_point due) {
+  tick_due_ = due;
+  tick_.expires_at(due);
+  tick_.async_wait([this](boost::system::error_code ec) {
+    if (ec != asio::error::operation_aborted) on_tick();
+  });
+}
+
+void websocket_worker::on_tick() {
+  tick_due_ = steady::time_point::max();
+  const steady::time_point now = steady::now();
+  for (auto& entry : lists_) {
+    deadline_list& list = *entry.second;
+    while (deadline_hook* h = list.front()) {
+      if (h->deadline > now) break;
+      deadline_list::unlink(*h);
+      static_cast<websocket_connection*>(h->target)->on_timeout();
+    }
+  }
+  steady::time_point next = steady::time_point::max();
+  for (auto& entry : lists_) {
+    if (deadline_hook* h = entry.second->front()) next = std::min(next, h->deadline);
+  }
+  if (next != steady::time_point::max() && next < tick_due_) schedule_tick(next);
+}
+
+char* websocket_worker::take_block() {
+  if (blocks_.empty()) return new char[ws::read_block_bytes];
+  char* b = blocks_.back();
+  blocks_.pop_back();
+  return b;
+}
+
+void websocket_worker::give_block(char* block) noexcept {
+  if (blocks_.size() < retained_blocks) {
+    blocks_.push_back(block);  // reserved: cannot throw
+  } else {
+    delete[] block;
+  }
+}
+
+std::span<char> websocket_worker::discard_buffer() noexcept { return {discard_.get(), ws::read_block_bytes}; }
+
+void websocket_worker::deliver(std::string_view topic, const std::shared_ptr<const std::string>& frame) noexcept {
+  const ws::topic_table::topic* t = topics_.find(topic);
+  if (t == nullptr) return;
+  // Sessions only queue here (one marked for termination waits for its
+  // flush), so the member list cannot change under the loop.
+  for (ws::session* s : t->members) s->deliver(frame);
+}
+
+websocket_mailbox::post_result websocket_worker::post_delivery(const std::shared_ptr<const websocket_publication>& p) {
+  return mailbox_->post(p);
+}
+
+void websocket_worker::topic_opened(std::string_view name) {
+  if (hub_ != nullptr) hub_->topic_opened(name, hub_slot_);
+}
+
+void websocket_worker::topic_closing(std::string_view name) noexcept {
+  if (hub_ != nullptr) hub_->topic_closing(name, hub_slot_);
+}
+
+bool websocket_worker::publish(std::string_view topic, const std::shared_ptr<const std::string>& frame) {
+  if (hub_ != nullptr) return hub_->publish(topic, frame, this);
+  const bool any = topics_.find(topic) != nullptr;
+  deliver(topic, frame);
+  return any;
+}
+
+}  // namespace stet::detail

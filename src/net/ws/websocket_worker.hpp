@@ -1,0 +1,109 @@
+#pragma once
+// A worker's WebSocket state, made the first time one of its connections is
+// upgraded: the sessions it runs, their read buffers (a pool: a session holds
+// one only while bytes are being read), their timers, the batch of sessions
+// whose output waits to be written, its topic table, and the mailbox other
+// threads post to.
+
+#include "metrics/worker_counters.hpp"
+
+#include "net/asio.hpp"
+#include "net/server/deadline_list.hpp"
+#include "net/ws/websocket_mailbox.hpp"
+#include "websocket/session.hpp"
+#include "websocket/topic_table.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace stet::detail {
+
+class worker;
+class websocket_hub;
+class websocket_connection;
+
+class websocket_worker final : public ws::session_env {
+ public:
+  websocket_worker(worker& owner, websocket_hub* hub);
+  websocket_worker(const websocket_worker&) = delete;
+  websocket_worker& operator=(const websocket_worker&) = delete;
+  ~websocket_worker();
+
+  worker& owner() noexcept { return owner_; }
+  asio::io_context& io() noexcept;
+  const std::shared_ptr<websocket_mailbox>& mailbox() const noexcept { return mailbox_; }
+
+  /// A session starts / ended (the worker then counts its connection closed).
+  void adopt(std::shared_ptr<websocket_connection> c);
+  void ended(websocket_connection& c) noexcept;
+  bool empty() const noexcept { return sessions_.empty(); }
+  std::size_t size() const noexcept { return sessions_.size(); }
+  /// Server stop: every session closes with 1001.
+  void drain();
+  /// The drain timeout passed: every session's TCP connection closes now.
+  void terminate_all() noexcept;
+
+  /// Cancels the timer tick (every session has ended: the server is stopping).
+  void stop_timer() noexcept;
+
+  /// `c` has output to write: written once the current handler returns,
+  /// together with every other session's (one flush task per batch).
+  void want_flush(websocket_connection& c) noexcept;
+
+  /// Arms `hook` (whose target is a websocket_connection) for `d` from now.
+  void arm(deadline_hook& hook, steady::duration d) noexcept;
+
+  /// A read buffer of ws::read_block_bytes, and its return.
+  char* take_block();
+  void give_block(char* block) noexcept;
+  /// Where lingering sessions read what they throw away.
+  std::span<char> discard_buffer() noexcept;
+
+  /// Runs on this thread: `topic`'s frame to its subscribers here.
+  void deliver(std::string_view topic, const std::shared_ptr<const std::string>& frame) noexcept;
+  /// From another thread (the hub): posts a delivery here; refused (and
+  /// counted) when the mailbox is full.
+  websocket_mailbox::post_result post_delivery(const std::shared_ptr<const websocket_publication>& p);
+
+  // ws::session_env
+  ws::topic_table& topics() noexcept override { return topics_; }
+  void topic_opened(std::string_view name) override;
+  void topic_closing(std::string_view name) noexcept override;
+  bool publish(std::string_view topic, const std::shared_ptr<const std::string>& frame) override;
+  websocket_counters& counters() noexcept override;
+  std::string& scratch() noexcept override { return scratch_; }
+  void report_error(std::string_view what) noexcept override;
+
+  static constexpr std::size_t retained_blocks = 32;
+
+ private:
+  void flush_dirty() noexcept;
+  void schedule_tick(steady::time_point due);
+  void on_tick();
+  deadline_list& list_for(steady::duration d);
+
+  worker& owner_;
+  websocket_hub* hub_;
+  std::size_t hub_slot_ = 0;
+  std::shared_ptr<websocket_mailbox> mailbox_;
+  std::vector<std::shared_ptr<websocket_connection>> sessions_;  // each knows its index
+  std::vector<std::shared_ptr<websocket_connection>> dirty_;
+  std::vector<std::shared_ptr<websocket_connection>> flushing_;
+  bool flush_posted_ = false;
+  std::vector<char*> blocks_;
+  std::unique_ptr<char[]> discard_;
+  ws::topic_table topics_;
+  std::string scratch_;
+
+  // One list per distinct duration (routes differ): appending keeps each sorted.
+  std::vector<std::pair<steady::duration, std::unique_ptr<deadline_list>>> lists_;
+  asio::steady_timer tick_;
+  steady::time_point tick_due_ = steady::time_point::max();
+};
+
+}  // namespace stet::detail
