@@ -4,8 +4,10 @@
 
 #include <stet/status.hpp>
 
+#include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 namespace stet {
 
@@ -70,6 +72,29 @@ const std::error_category& error_category() noexcept;
 
 /// Lets `std::error_code ec = stet::error::bad_chunk;` work.
 inline std::error_code make_error_code(error e) noexcept { return {static_cast<int>(e), error_category()}; }
+
+/// Why server::start() (or a reload of its files) failed: the error, and what it was about in words (the
+/// address or file, and the reason). False when start() succeeded.
+class start_error {
+ public:
+  /// No error.
+  start_error() = default;
+  /// `code`, described by `message`.
+  start_error(std::error_code code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  /// The error (e.g. std::errc::address_in_use); empty when start() succeeded.
+  const std::error_code& code() const noexcept { return code_; }
+  /// E.g. "listen on 127.0.0.1:80: Permission denied".
+  const std::string& message() const noexcept { return message_; }
+  /// True when start() failed.
+  explicit operator bool() const noexcept { return static_cast<bool>(code_); }
+  /// The code alone, for callers that keep only a std::error_code.
+  operator std::error_code() const noexcept { return code_; }  // NOLINT(google-explicit-constructor): code-only callers
+
+ private:
+  std::error_code code_;
+  std::string message_;
+};
 
 }  // namespace stet
 

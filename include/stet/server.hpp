@@ -2,6 +2,7 @@
 /// @file
 /// stet::server: listeners, worker threads and graceful stop.
 
+#include <stet/error.hpp>
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>
 #include <stet/websocket_message.hpp>
@@ -16,29 +17,6 @@ namespace stet {
 namespace detail {
 class server_core;
 }
-
-/// Why server::start() failed: the error, and what it was about in words (the
-/// address or file, and the reason). False when start() succeeded.
-class start_error {
- public:
-  /// No error.
-  start_error() = default;
-  /// `code`, described by `message`.
-  start_error(std::error_code code, std::string message) : code_(code), message_(std::move(message)) {}
-
-  /// The error (e.g. std::errc::address_in_use); empty when start() succeeded.
-  const std::error_code& code() const noexcept { return code_; }
-  /// E.g. "listen on 127.0.0.1:80: Permission denied".
-  const std::string& message() const noexcept { return message_; }
-  /// True when start() failed.
-  explicit operator bool() const noexcept { return static_cast<bool>(code_); }
-  /// The code alone, for callers that keep only a std::error_code.
-  operator std::error_code() const noexcept { return code_; }  // NOLINT(google-explicit-constructor): code-only callers
-
- private:
-  std::error_code code_;
-  std::string message_;
-};
 
 /// An HTTP/1.1 server: one io_context per worker thread, connections handed to
 /// workers round-robin by one acceptor (or one SO_REUSEPORT acceptor per worker).

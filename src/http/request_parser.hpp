@@ -5,7 +5,6 @@
 
 #include <stet/error.hpp>
 #include <stet/method.hpp>
-#include <stet/server_options.hpp>
 
 #include <llhttp.h>
 
@@ -28,16 +27,13 @@ struct field_span {
   span value;
 };
 
-/// The limits the parser enforces, copied out of server_options once.
+/// The limits the parser enforces. The parser sits below the server: the
+/// connection's exchange copies them out of server_options once.
 struct parser_limits {
   std::size_t max_header_bytes;
   std::size_t max_target_bytes;
   std::size_t max_header_count;
   std::size_t max_body_bytes;
-
-  static parser_limits from(const server_options& o) noexcept {
-    return {o.max_header_bytes, o.max_target_bytes, o.max_header_count, o.max_body_bytes};
-  }
 };
 
 class request_parser {

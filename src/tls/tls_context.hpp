@@ -12,7 +12,8 @@
 #include "tls/tls_files.hpp"
 #include "tls/tls_stats.hpp"
 
-#include <stet/server.hpp>
+#include <stet/error.hpp>
+#include <stet/server_options.hpp>
 #include <stet/tls.hpp>
 
 #include <openssl/ssl.h>

@@ -13,7 +13,8 @@ constexpr std::size_t retained_body_bytes = 64 * 1024;
 
 exchange::exchange(const server_options& options)
     : buffer(new char[initial_buffer_bytes]),
-      parser(parser_limits::from(options)),
+      parser(parser_limits{options.max_header_bytes, options.max_target_bytes, options.max_header_count,
+                           options.max_body_bytes}),
       arena_storage(new std::byte[arena_bytes]),
       arena(arena_storage.get(), arena_bytes),
       fields(options.max_header_count) {
