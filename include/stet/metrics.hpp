@@ -2,6 +2,7 @@
 /// @file
 /// Counters, phase timings and their Prometheus text exposition.
 
+#include <stet/latency_histogram.hpp>
 #include <stet/response.hpp>
 
 #include <array>
@@ -32,40 +33,6 @@ enum class phase : std::uint8_t {
 inline constexpr std::size_t phase_count = 3;
 /// The phase's label in the metrics (`phase="..."`): "parse", "handler", "write".
 std::string_view to_string(phase p) noexcept;
-
-/// Adds to a counter that only one thread writes: a plain load and store, no
-/// locked instruction; readers on other threads see it through relaxed loads.
-inline void single_writer_add(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
-  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
-
-/// A histogram with fixed log-spaced buckets, written by one thread and read
-/// by any (relaxed atomics: no lock, no read-modify-write on the hot path).
-class latency_histogram {
- public:
-  /// Upper bounds in microseconds; the last bucket is +Inf.
-  static constexpr std::array<std::uint32_t, 16> bounds_us = {
-      1, 2, 5, 10, 20, 50, 100, 200, 500, 1'000, 2'000, 5'000, 10'000, 100'000, 1'000'000, 10'000'000};
-
-  /// Counts one duration (negative ones as 0) in its bucket and the sum; the
-  /// owning thread only.
-  void record(std::chrono::nanoseconds d) noexcept;
-  /// The histogram's values at one moment, summable over histograms.
-  struct snapshot {
-    std::array<std::uint64_t, bounds_us.size() + 1> counts{};  ///< per bucket (not cumulative), +Inf last
-    std::uint64_t count = 0;                                   ///< every duration recorded
-    double sum_seconds = 0;                                    ///< their sum
-    /// Adds `other`'s counts and sum to these.
-    void add(const snapshot& other) noexcept;
-  };
-  /// The current values (any thread; relaxed loads, so buckets read a moment
-  /// apart may disagree by the durations recorded meanwhile).
-  snapshot read() const noexcept;
-
- private:
-  std::array<std::atomic<std::uint64_t>, bounds_us.size() + 1> counts_{};
-  std::atomic<std::uint64_t> sum_ns_{0};
-};
 
 /// One metric sample for a collector to report (cache counters and the like).
 struct metric_sample {

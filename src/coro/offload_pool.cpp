@@ -1,6 +1,7 @@
 #include "coro/offload_pool.hpp"
 
 #include "coro/executor.hpp"
+#include "counters/counter_add.hpp"
 
 #include <pthread.h>
 #include <csignal>

@@ -6,7 +6,7 @@
 // handler answers 503), never queued without bound. When a job's function
 // returns, the job is posted back to the executor it came from.
 
-#include <stet/metrics.hpp>
+#include <stet/latency_histogram.hpp>
 #include <stet/offload.hpp>
 
 #include <atomic>

@@ -35,30 +35,6 @@ std::string_view to_string(phase p) noexcept {
   return "unknown";
 }
 
-void latency_histogram::record(std::chrono::nanoseconds d) noexcept {
-  const auto us = static_cast<std::uint64_t>(std::max<std::int64_t>(d.count(), 0) / 1000);
-  std::size_t bucket = 0;
-  while (bucket < bounds_us.size() && us >= bounds_us[bucket]) ++bucket;
-  single_writer_add(counts_[bucket]);
-  single_writer_add(sum_ns_, static_cast<std::uint64_t>(d.count()));
-}
-
-latency_histogram::snapshot latency_histogram::read() const noexcept {
-  snapshot s;
-  for (std::size_t i = 0; i < counts_.size(); ++i) {
-    s.counts[i] = counts_[i].load(std::memory_order_relaxed);
-    s.count += s.counts[i];
-  }
-  s.sum_seconds = static_cast<double>(sum_ns_.load(std::memory_order_relaxed)) / 1e9;
-  return s;
-}
-
-void latency_histogram::snapshot::add(const snapshot& other) noexcept {
-  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] += other.counts[i];
-  count += other.count;
-  sum_seconds += other.sum_seconds;
-}
-
 void detail::metrics_access::attach(metrics& m, const worker_counters* c) {
   std::lock_guard lock(m.mutex_);
   m.workers_.push_back(c);

@@ -5,6 +5,8 @@
 
 #include <stet/metrics.hpp>
 
+#include "counters/counter_add.hpp"
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -112,8 +114,6 @@ struct worker_counters {
   const memo_stats* memo = nullptr;
   const router_state* routes = nullptr;
   const offload_pool* offload = nullptr;
-
-  static void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept { single_writer_add(c, by); }
 };
 
 /// How a worker registers its counters with a stet::metrics while it runs:

@@ -3,6 +3,7 @@
 #include <stet/compression.hpp>
 #include <stet/error.hpp>
 
+#include "http/output_room.hpp"
 #include "http/token.hpp"
 #include "request/request_access.hpp"
 

@@ -6,6 +6,7 @@
 // looks at the file system: callers validate an entry's identity with a stat and
 // erase() what changed or vanished.
 
+#include "counters/counter_add.hpp"
 #include "static/file_entry.hpp"
 
 #include <array>
@@ -37,9 +38,6 @@ struct cache_counters {
   std::atomic<std::uint64_t> variant_hits{0};    ///< answers sent from a compressed variant already made
   std::atomic<std::uint64_t> variant_misses{0};  ///< compressed variants made (kept or not)
 };
-
-/// Adds one to a counter that any worker may bump.
-inline void bump(std::atomic<std::uint64_t>& counter) noexcept { counter.fetch_add(1, std::memory_order_relaxed); }
 
 class file_cache {
  public:

@@ -82,7 +82,7 @@ file_store::lookup_result file_store::lookup(std::string_view relative) {
   const std::int64_t now = monotonic_ms();
   const auto interval = options_.revalidate_interval.count();
   if (entry && interval > 0 && now - entry->validated_ms.load(std::memory_order_relaxed) < interval) {
-    bump(counters.hits);
+    shared_add(counters.hits);
     return {found::file, std::move(entry), &counters};
   }
   path_buffer path;
@@ -92,7 +92,7 @@ file_store::lookup_result file_store::lookup(std::string_view relative) {
     const int error = errno;
     if (entry) {
       cache.erase(k, entry.get());
-      bump(counters.invalidations);
+      shared_add(counters.invalidations);
     }
     if (error == ENOENT || error == ENOTDIR || error == ENAMETOOLONG) return {found::missing, nullptr, &counters};
     if (error == EACCES || error == ELOOP) return {found::refused, nullptr, &counters};
@@ -101,21 +101,21 @@ file_store::lookup_result file_store::lookup(std::string_view relative) {
   if (!S_ISREG(st.st_mode)) {
     if (entry) {
       cache.erase(k, entry.get());
-      bump(counters.invalidations);
+      shared_add(counters.invalidations);
     }
     if (S_ISDIR(st.st_mode)) return {found::directory, nullptr, &counters};
-    bump(counters.refused);
+    shared_add(counters.refused);
     return {found::refused, nullptr, &counters};
   }
   const file_identity id = file_identity::of(st);
   if (entry && entry->id == id) {
     entry->validated_ms.store(now, std::memory_order_relaxed);
-    bump(counters.hits);
-    bump(counters.revalidations);
+    shared_add(counters.hits);
+    shared_add(counters.revalidations);
     return {found::file, std::move(entry), &counters};
   }
-  if (entry) bump(counters.invalidations);
-  bump(counters.misses);
+  if (entry) shared_add(counters.invalidations);
+  shared_add(counters.misses);
   lookup_result loaded = load(k, id, counters);
   // The path no longer leads to a servable file (now a refused symlink, say):
   // the old version must not keep its place, or its budget share.
@@ -153,7 +153,7 @@ file_store::lookup_result file_store::read_entry(std::string_view relative, cach
     if (error == ENOENT || error == ENOTDIR || error == ENAMETOOLONG) return {found::missing, nullptr, &counters};
     if (error == EMFILE || error == ENFILE || error == ENOMEM || error == EIO)
       return {found::failed, nullptr, &counters};
-    bump(counters.refused);  // EXDEV (escape), ELOOP, EACCES, ...
+    shared_add(counters.refused);  // EXDEV (escape), ELOOP, EACCES, ...
     return {found::refused, nullptr, &counters};
   }
   auto source = std::make_shared<const file_source>(fd);
@@ -161,7 +161,7 @@ file_store::lookup_result file_store::read_entry(std::string_view relative, cach
   if (::fstat(fd, &st) != 0) return {found::failed, nullptr, &counters};
   if (S_ISDIR(st.st_mode)) return {found::directory, nullptr, &counters};
   if (!S_ISREG(st.st_mode)) {
-    bump(counters.refused);
+    shared_add(counters.refused);
     return {found::refused, nullptr, &counters};
   }
   auto entry = std::make_shared<file_entry>();
@@ -175,7 +175,7 @@ file_store::lookup_result file_store::read_entry(std::string_view relative, cach
       st = after;
     }
     if (!bytes) return {found::failed, nullptr, &counters};
-    bump(counters.reads);
+    shared_add(counters.reads);
     entry->charge = bytes->size();
     entry->bytes = std::make_shared<const std::string>(std::move(*bytes));
   } else {
@@ -222,12 +222,12 @@ std::uint8_t file_store::siblings(std::string_view relative, const file_entry& e
 std::optional<content_digest> file_store::hash_of(const std::shared_ptr<const file_entry>& entry,
                                                   cache_counters& counters) {
   if (entry->hash_ready.load(std::memory_order_acquire)) {
-    bump(counters.hash_hits);
+    shared_add(counters.hash_hits);
     return entry->hash;
   }
   std::unique_lock lock(entry->hash_mutex);
   if (entry->hash_ready.load(std::memory_order_relaxed)) {
-    bump(counters.hash_hits);
+    shared_add(counters.hash_hits);
     return entry->hash;
   }
   if (entry->bytes) {
@@ -237,7 +237,7 @@ std::optional<content_digest> file_store::hash_of(const std::shared_ptr<const fi
     if (!digest) return std::nullopt;
     entry->hash = *digest;
     entry->hash_ready.store(true, std::memory_order_release);
-    bump(counters.hashes);
+    shared_add(counters.hashes);
     return digest;
   }
   if (!entry->hash_queued) {
@@ -278,7 +278,7 @@ bool file_store::directory_below_root(std::string_view relative) {
 }
 
 void file_store::count_refused(std::string_view raw_relative_path) noexcept {
-  bump(cache.counters(file_cache::make_key(raw_relative_path)).refused);
+  shared_add(cache.counters(file_cache::make_key(raw_relative_path)).refused);
 }
 
 }  // namespace stet::detail

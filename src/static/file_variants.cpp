@@ -18,12 +18,12 @@ const file_variant* file_store::variant(std::string_view relative, const std::sh
                                         content_coding c, cache_counters& counters) {
   const std::uint8_t bit = bit_of(c);
   if ((entry->variants_ready.load(std::memory_order_acquire) & bit) != 0) {
-    bump(counters.variant_hits);
+    shared_add(counters.variant_hits);
     return entry->variants[slot_of(c)].get();
   }
   std::unique_lock lock(entry->variant_mutex);
   if ((entry->variants_ready.load(std::memory_order_acquire) & bit) != 0) {
-    bump(counters.variant_hits);
+    shared_add(counters.variant_hits);
     return entry->variants[slot_of(c)].get();
   }
   const file_cache::key k = file_cache::make_key(relative);
@@ -57,7 +57,7 @@ const file_variant* file_store::variant(std::string_view relative, const std::sh
 // the slot only after seeing its ready bit. Publishes only what the budget took.
 void file_store::make_variant(const file_cache::key& k, const file_entry& e, content_coding c,
                               cache_counters& counters) {
-  bump(counters.variant_misses);
+  shared_add(counters.variant_misses);
   auto coded = std::make_shared<std::string>();
   if (!compress_body(c, params_of(options_.compression), *e.bytes, *coded) || coded->size() >= e.bytes->size()) return;
   coded->shrink_to_fit();

@@ -99,8 +99,8 @@ response static_files::impl::serve(const request& req, std::string_view relative
                                           : detail::choose_variant(store, relative, file, fields, options.compression);
   if (made.coded != nullptr) coding = made.coding;
   const detail::decision d = detail::evaluate(fields.conditions, detail::facts_of(sent, made.coded));
-  if (d.kind == detail::outcome::not_modified) detail::bump(file.counters->not_modified);
-  if (d.kind == detail::outcome::partial) detail::bump(file.counters->partial);
+  if (d.kind == detail::outcome::not_modified) detail::shared_add(file.counters->not_modified);
+  if (d.kind == detail::outcome::partial) detail::shared_add(file.counters->partial);
   return detail::build_file_response(
       {sent, original.content_type, coding, vary || made.vary, cache_control_for(req, file), made.coded}, d);
 }

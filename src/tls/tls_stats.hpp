@@ -5,7 +5,7 @@
 // costs tens of microseconds, an add a few nanoseconds); the metrics text
 // reads. One per server, shared by its TLS listeners and their contexts.
 
-#include <stet/metrics.hpp>
+#include <stet/latency_histogram.hpp>
 
 #include <array>
 #include <atomic>

@@ -27,8 +27,6 @@ reader_limits limits_of(const websocket_route_base& route) noexcept {
 
 opcode opcode_of(message_kind k) noexcept { return k == message_kind::text ? opcode::text : opcode::binary; }
 
-void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept { single_writer_add(c, by); }
-
 deflate_key key_of(const deflate_params& p, const websocket_compression& c) noexcept {
   return {p.server_max_window_bits, static_cast<std::int8_t>(std::clamp(c.level, 1, 9)),
           static_cast<std::int8_t>(std::clamp(c.mem_level, 1, 9))};
@@ -49,8 +47,8 @@ session::session(websocket_upgrade& up, session_env& env, const endpoint& peer)
     deflate_params_ = up.deflate->params;
   }
   websocket_counters& c = env_.counters();
-  bump(c.opened);
-  bump(c.open);
+  single_writer_add(c.opened);
+  single_writer_add(c.open);
 }
 
 session::~session() = default;
@@ -110,7 +108,7 @@ bool session::dispatch(const message_reader::result& r) {
   using event = message_reader::event;
   switch (r.what) {
     case event::message:
-      bump(env_.counters().messages_in);
+      single_writer_add(env_.counters().messages_in);
       if (state_ == state::open) {  // after our close: ignored (RFC 6455 1.4)
         guarded([&] {
           route_->on_message(*this, r.payload, r.op == opcode::text ? message_kind::text : message_kind::binary);
@@ -199,7 +197,7 @@ void session::on_transport_end() noexcept {
   reader_.discard();  // before release_callbacks(): its budget is the route's
   inflater_.reset();
   deflater_.reset();
-  bump(env_.counters().open, static_cast<std::uint64_t>(-1));
+  single_writer_add(env_.counters().open, static_cast<std::uint64_t>(-1));
 }
 
 void session::release_callbacks() noexcept {
@@ -216,7 +214,7 @@ void session::deliver(const std::shared_ptr<const std::string>& frame) noexcept 
   if (state_ != state::open) return;
   websocket_counters& c = env_.counters();
   if (out_.size() > options().max_backpressure) {
-    bump(c.dropped);
+    single_writer_add(c.dropped);
     over_bound_ = true;
     if (options().close_on_backpressure_limit) terminate_pending_ = true;
     output_queued();
@@ -225,10 +223,10 @@ void session::deliver(const std::shared_ptr<const std::string>& frame) noexcept 
   try {
     out_.append_shared(frame);
   } catch (const std::bad_alloc&) {
-    bump(c.dropped);
+    single_writer_add(c.dropped);
     return;
   }
-  bump(c.messages_out);
+  single_writer_add(c.messages_out);
   if (out_.size() > options().max_backpressure) over_bound_ = true;
   output_queued();
 }
@@ -239,13 +237,13 @@ send_status session::send(std::string_view payload, message_kind kind) {
   if (state_ != state::open) return send_status::closed;
   websocket_counters& c = env_.counters();
   if (out_.size() > options().max_backpressure) {
-    bump(c.dropped);
+    single_writer_add(c.dropped);
     over_bound_ = true;
     if (options().close_on_backpressure_limit) terminate();
     return send_status::dropped;
   }
   queue_frame(opcode_of(kind), payload);
-  bump(c.messages_out);
+  single_writer_add(c.messages_out);
   output_queued();
   if (out_.size() <= options().max_backpressure) return send_status::sent;
   over_bound_ = true;
@@ -329,7 +327,7 @@ void session::report_close(std::uint16_t code, std::string_view reason) noexcept
   reported_ = true;
   open_.store(false, std::memory_order_release);
   leave_topics();
-  bump(env_.counters().closes[websocket_counters::slot_of(code)]);
+  single_writer_add(env_.counters().closes[websocket_counters::slot_of(code)]);
   try {
     route_->on_close(*this, code, reason);
   } catch (const std::exception& e) {
@@ -378,7 +376,7 @@ void session::leave_topics() noexcept {
 }
 
 bool session::publish(std::string_view topic, std::string_view message, message_kind kind) {
-  bump(env_.counters().published);
+  single_writer_add(env_.counters().published);
   return env_.publish(topic, make_shared_frame(opcode_of(kind), message));
 }
 

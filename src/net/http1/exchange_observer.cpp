@@ -33,7 +33,7 @@ void exchange_observer::handled(const request& req, response& r) {
 
 void exchange_observer::answered(const request* req, const response& r, const tls_info* tls) {
   const unsigned code = to_int(r.status());
-  worker_counters::bump(owner_.counters().requests_by_status[code % 600]);
+  single_writer_add(owner_.counters().requests_by_status[code % 600]);
   if (!owner_.logging()) return;
   const bool sends_body = req == nullptr || (req->method() != stet::method::head && !status_forbids_body(r.status()));
   log(req, code, sends_body ? r.content_length() : 0, tls);
@@ -79,7 +79,7 @@ void exchange_observer::count_route(const request& req, stet::status s, clock::d
   route_counters* c = owner_.counters().per_route.at(id);
   if (c == nullptr) return;
   const unsigned status_class = to_int(s) / 100;
-  if (status_class >= 1 && status_class <= 5) worker_counters::bump(c->by_class[status_class - 1]);
+  if (status_class >= 1 && status_class <= 5) single_writer_add(c->by_class[status_class - 1]);
   c->handler.record(handler_time);
 }
 

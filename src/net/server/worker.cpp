@@ -37,14 +37,8 @@ worker::worker(connection_host& host, const router& routes, const server_options
       tasks_(io_, offload),
       keep_running_(asio::make_work_guard(io_)),
       writer_(options.server_name),
-      lists_{{{timeout_kind::header, options.header_timeout},
-              {timeout_kind::body, options.body_timeout},
-              {timeout_kind::idle, options.idle_timeout},
-              {timeout_kind::write, options.write_timeout},
-              {timeout_kind::linger, options.linger_timeout},
-              {timeout_kind::handler, options.handler_timeout},
-              {timeout_kind::first_byte, options.first_byte_timeout}}},
-      tick_(io_),
+      deadlines_(io_, {options.header_timeout, options.body_timeout, options.idle_timeout, options.write_timeout,
+                       options.linger_timeout, options.handler_timeout, options.first_byte_timeout}),
       drain_deadline_(io_),
       log_(log_sink, options.access_log),
       log_flush_(io_),
@@ -115,7 +109,7 @@ void worker::adopt(std::unique_ptr<transport> stream, const endpoint& peer) {
     host_.connection_closed();
     return;
   }
-  worker_counters::bump(counters_.connections_accepted);
+  single_writer_add(counters_.connections_accepted);
   const connection_host::admission admitted = host_.admit(peer);
   if (admitted == connection_host::admission::refused) {
     count_close(close_reason::per_address);
@@ -130,42 +124,6 @@ void worker::adopt(std::unique_ptr<transport> stream, const endpoint& peer) {
   c->start();
 }
 
-void worker::arm(deadline_hook& hook, timeout_kind kind, steady::time_point now) {
-  const steady::time_point due = lists_[static_cast<std::size_t>(kind)].push(hook, now);
-  if (due < tick_due_) schedule_tick(due);
-}
-
-void worker::schedule_tick(steady::time_point due) {
-  tick_due_ = due;
-  tick_.expires_at(due);
-  tick_.async_wait([this](boost::system::error_code ec) {
-    if (ec != asio::error::operation_aborted) on_tick();
-  });
-}
-
-// Only list heads are examined: every list is sorted by deadline. Entries that
-// were re-armed since the timer was set have simply moved further back.
-void worker::on_tick() {
-  tick_due_ = steady::time_point::max();
-  const steady::time_point now = steady::now();
-  steady::time_point next = steady::time_point::max();
-  for (deadline_list& list : lists_) {
-    while (deadline_hook* h = list.front()) {
-      if (h->deadline > now) {
-        next = std::min(next, h->deadline);
-        break;
-      }
-      deadline_list::unlink(*h);
-      h->target->on_timeout(list.kind());
-    }
-  }
-  // on_timeout() may have armed new deadlines (and a tick) itself.
-  for (deadline_list& list : lists_) {
-    if (deadline_hook* h = list.front()) next = std::min(next, h->deadline);
-  }
-  if (next != steady::time_point::max() && next < tick_due_) schedule_tick(next);
-}
-
 // Both lists are in arrival order, so the oldest evictable entry is near the
 // head: only a few are looked at, the ones skipped being requests that
 // already arrived (and will be read at once).
@@ -174,7 +132,7 @@ bool worker::evict_one(bool idle_too, steady::time_point newcomer, steady::time_
   const auto since = [](const deadline_hook* h) { return h->deadline - h->owner->timeout(); };
   const steady::time_point waited_since = std::min(newcomer, steady::now() - options_.eviction_grace);
   const auto first_evictable = [&](timeout_kind kind) -> deadline_hook* {
-    deadline_list& list = lists_[static_cast<std::size_t>(kind)];
+    deadline_list& list = deadlines_.list(kind);
     int looked = 0;
     for (deadline_hook* h = list.front(); h != nullptr && looked < scan; h = list.after(*h), ++looked) {
       if (since(h) > waited_since) {  // this one and all after it are too young
@@ -250,11 +208,9 @@ void worker::websocket_closed() noexcept {
 void worker::finish_drain_if_idle() {
   if (!draining_ || !connections_.empty() || !intakes_.empty() || (websockets_ && !websockets_->empty())) return;
   // Nothing left to serve: let io_context::run() return.
-  tick_.cancel();
-  tick_due_ = steady::time_point::max();
+  deadlines_.cancel();  // the ended WebSocket sessions' close and idle deadlines too
   drain_deadline_.cancel();
   log_flush_.cancel();
-  if (websockets_) websockets_->stop_timer();  // the ended sessions' close and idle deadlines
   log_.flush();
 }
 

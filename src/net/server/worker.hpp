@@ -12,7 +12,7 @@
 #include "log/access_log.hpp"
 #include "metrics/worker_counters.hpp"
 #include "net/asio.hpp"
-#include "net/server/deadline_list.hpp"
+#include "net/server/deadline_set.hpp"
 #include "net/http1/exchange.hpp"
 #include "net/transport/transport.hpp"
 #include "net/server/worker_executor.hpp"
@@ -103,13 +103,15 @@ class worker {
   void intake_finished(proxy_intake_base& intake, bool adopted) noexcept;
 
   /// Puts `hook` on the `kind` list, due `kind`'s timeout after `now`.
-  void arm(deadline_hook& hook, timeout_kind kind, steady::time_point now);
-  static void disarm(deadline_hook& hook) noexcept { deadline_list::unlink(hook); }
+  void arm(deadline_hook& hook, timeout_kind kind, steady::time_point now) { deadlines_.arm(hook, kind, now); }
+  static void disarm(deadline_hook& hook) noexcept { deadline_set::disarm(hook); }
+  /// Every timeout of this worker's connections and WebSocket sessions.
+  deadline_set& deadlines() noexcept { return deadlines_; }
   /// A connection closed: forget it.
   void closed(connection& c) noexcept;
   /// Counts a connection this worker closed on its own, by why.
   void count_close(close_reason r) noexcept {
-    worker_counters::bump(counters_.connections_closed[static_cast<std::size_t>(r)]);
+    single_writer_add(counters_.connections_closed[static_cast<std::size_t>(r)]);
   }
   /// At max_connections: closes the connection that has waited longest
   /// without sending a complete request, else the oldest idle keep-alive
@@ -131,8 +133,6 @@ class worker {
   void websocket_closed() noexcept;
 
  private:
-  void schedule_tick(steady::time_point due);
-  void on_tick();
   void finish_drain_if_idle();
 
   static constexpr std::size_t discard_bytes = 16 * 1024;
@@ -150,9 +150,7 @@ class worker {
   std::thread thread_;
   response_writer writer_;
 
-  std::array<deadline_list, timeout_kind_count> lists_;
-  asio::steady_timer tick_;
-  steady::time_point tick_due_ = steady::time_point::max();
+  deadline_set deadlines_;
   asio::steady_timer drain_deadline_;
   access_log log_;
   asio::steady_timer log_flush_;

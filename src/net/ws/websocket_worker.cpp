@@ -16,8 +16,7 @@ websocket_worker::websocket_worker(worker& owner, websocket_hub* hub)
           websocket_mailbox::limits{owner.options().websocket_mailbox_messages,
                                     owner.options().websocket_mailbox_bytes},
           owner.counters().websockets, [this](const websocket_publication& p) { deliver(p.topic, p.frame); })),
-      discard_(new char[ws::read_block_bytes]),
-      tick_(owner.io()) {
+      discard_(new char[ws::read_block_bytes]) {
   blocks_.reserve(retained_blocks);
   if (hub_ != nullptr) hub_slot_ = hub_->join(*this);
 }
@@ -70,11 +69,6 @@ void websocket_worker::terminate_all() noexcept {
   for (const auto& c : open) c->terminate();
 }
 
-void websocket_worker::stop_timer() noexcept {
-  tick_.cancel();
-  tick_due_ = steady::time_point::max();
-}
-
 // Output queued outside a session's own read (a publish from another session,
 // a post from another thread, a timer) waits for this one task: everything
 // queued until it runs shares each session's write.
@@ -102,49 +96,8 @@ void websocket_worker::flush_dirty() noexcept {
   flushing_.clear();
 }
 
-deadline_list& websocket_worker::list_for(steady::duration d) {
-  for (auto& [duration, list] : lists_) {
-    if (duration == d) return *list;
-  }
-  return *lists_.emplace_back(d, std::make_unique<deadline_list>(timeout_kind::idle, d)).second;
-}
-
 void websocket_worker::arm(deadline_hook& hook, steady::duration d) noexcept {
-  deadline_list* list = nullptr;
-  try {
-    list = &list_for(d);
-  } catch (...) {
-    list = lists_.empty() ? nullptr : lists_.front().second.get();  // a list of another length beats none
-  }
-  if (list == nullptr) return;
-  const steady::time_point due = list->push(hook, steady::now());
-  if (due < tick_due_) schedule_tick(due);
-}
-
-void websocket_worker::schedule_tick(steady::time_point due) {
-  tick_due_ = due;
-  tick_.expires_at(due);
-  tick_.async_wait([this](boost::system::error_code ec) {
-    if (ec != asio::error::operation_aborted) on_tick();
-  });
-}
-
-void websocket_worker::on_tick() {
-  tick_due_ = steady::time_point::max();
-  const steady::time_point now = steady::now();
-  for (auto& entry : lists_) {
-    deadline_list& list = *entry.second;
-    while (deadline_hook* h = list.front()) {
-      if (h->deadline > now) break;
-      deadline_list::unlink(*h);
-      static_cast<websocket_connection*>(h->target)->on_timeout();
-    }
-  }
-  steady::time_point next = steady::time_point::max();
-  for (auto& entry : lists_) {
-    if (deadline_hook* h = entry.second->front()) next = std::min(next, h->deadline);
-  }
-  if (next != steady::time_point::max() && next < tick_due_) schedule_tick(next);
+  owner_.deadlines().arm_for(hook, d, steady::now());
 }
 
 char* websocket_worker::take_block() {

@@ -48,14 +48,12 @@ class websocket_worker final : public ws::session_env {
   /// The drain timeout passed: every session's TCP connection closes now.
   void terminate_all() noexcept;
 
-  /// Cancels the timer tick (every session has ended: the server is stopping).
-  void stop_timer() noexcept;
-
   /// `c` has output to write: written once the current handler returns,
   /// together with every other session's (one flush task per batch).
   void want_flush(websocket_connection& c) noexcept;
 
-  /// Arms `hook` (whose target is a websocket_connection) for `d` from now.
+  /// Arms `hook` (whose target is a websocket_connection) for `d` from now,
+  /// on the worker's deadline set (one timer for HTTP and WebSocket alike).
   void arm(deadline_hook& hook, steady::duration d) noexcept;
 
   /// A read buffer of ws::read_block_bytes, and its return.
@@ -83,9 +81,6 @@ class websocket_worker final : public ws::session_env {
 
  private:
   void flush_dirty() noexcept;
-  void schedule_tick(steady::time_point due);
-  void on_tick();
-  deadline_list& list_for(steady::duration d);
 
   worker& owner_;
   websocket_hub* hub_;
@@ -99,11 +94,6 @@ class websocket_worker final : public ws::session_env {
   std::unique_ptr<char[]> discard_;
   ws::topic_table topics_;
   std::string scratch_;
-
-  // One list per distinct duration (routes differ): appending keeps each sorted.
-  std::vector<std::pair<steady::duration, std::unique_ptr<deadline_list>>> lists_;
-  asio::steady_timer tick_;
-  steady::time_point tick_due_ = steady::time_point::max();
 };
 
 }  // namespace stet::detail

@@ -5,6 +5,8 @@
 
 #include <stet/compression.hpp>
 
+#include "http/output_room.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -53,35 +55,6 @@ std::unique_ptr<encoder> make_encoder(content_coding c);
 std::unique_ptr<encoder> make_gzip_encoder();
 std::unique_ptr<encoder> make_brotli_encoder();
 std::unique_ptr<encoder> make_zstd_encoder();
-
-/// The tail of a string that a C library writes into through (pointer,
-/// available): open() makes room, close() keeps what was written.
-class output_room {
- public:
-  explicit output_room(std::string& out) noexcept : out_(out) {}
-  /// Makes `n` more bytes writable at the end of the string and returns them.
-  /// @throws std::bad_alloc when the string cannot grow.
-  char* open(std::size_t n) {
-    kept_ = out_.size();
-    out_.resize(kept_ + n);
-    return out_.data() + kept_;
-  }
-  /// Keeps `written` of the bytes open() made room for.
-  void close(std::size_t written) noexcept { out_.resize(kept_ + written); }
-
- private:
-  std::string& out_;
-  std::size_t kept_ = 0;
-};
-
-/// The least room a library call is given: a call per few KiB at most.
-inline constexpr std::size_t min_room = 4096;
-
-/// Room to open for one more library call: what the input may need (`bound`),
-/// at least a few KiB, more as the string grows, so a long body takes few calls.
-constexpr std::size_t room_for(std::size_t bound, std::size_t produced_so_far) noexcept {
-  return std::max({bound, produced_so_far / 2, min_room});
-}
 
 /// Room to open for one more compressor call: a quarter of the worst case
 /// `bound` (text, what is compressed, shrinks to a quarter or less), at least

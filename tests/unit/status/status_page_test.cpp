@@ -95,11 +95,11 @@ TEST_F(StatusJson, HasTheDocumentedShape) {
 TEST_F(StatusJson, NumbersMoveWithTheCounters) {
   attached_worker w(*metrics_);
   const stet::status_page page(metrics_);
-  stet::detail::worker_counters::bump(w.c.requests_by_status[200], 5);
-  stet::detail::worker_counters::bump(w.c.requests_by_status[404]);
-  stet::detail::worker_counters::bump(w.c.connections_open, 2);
-  stet::detail::worker_counters::bump(w.c.connections_accepted, 3);
-  stet::detail::worker_counters::bump(w.c.date_refreshes);
+  stet::detail::single_writer_add(w.c.requests_by_status[200], 5);
+  stet::detail::single_writer_add(w.c.requests_by_status[404]);
+  stet::detail::single_writer_add(w.c.connections_open, 2);
+  stet::detail::single_writer_add(w.c.connections_accepted, 3);
+  stet::detail::single_writer_add(w.c.date_refreshes);
   w.c.phases[1].record(3us);
   simdjson::dom::element doc = read(page);
   EXPECT_EQ(doc["requests"]["total"].get_uint64().value(), 6u);
@@ -114,8 +114,8 @@ TEST_F(StatusJson, NumbersMoveWithTheCounters) {
   EXPECT_EQ(cache(doc, "date")["misses"].get_uint64().value(), 1u);
   const double first_uptime = doc["uptime_seconds"].get_double().value();
 
-  stet::detail::worker_counters::bump(w.c.requests_by_status[200], 10);
-  stet::detail::worker_counters::bump(w.c.requests_by_status[503]);
+  stet::detail::single_writer_add(w.c.requests_by_status[200], 10);
+  stet::detail::single_writer_add(w.c.requests_by_status[503]);
   doc = read(page);
   EXPECT_EQ(doc["requests"]["total"].get_uint64().value(), 17u);
   EXPECT_EQ(doc["requests"]["by_class"]["5xx"].get_uint64().value(), 1u);
