@@ -1,5 +1,6 @@
 #include "static/file_store.hpp"
 
+#include "counters/counter_add.hpp"
 #include "static/favicon.hpp"
 #include "static/mime_table.hpp"
 #include "static/safe_path.hpp"

@@ -1,6 +1,7 @@
 // Compressed variants of cached static files: made once per file version and
 // coding, kept inside the entry and counted against the cache's byte budget,
 // gone with the entry (an edited file is a new entry, so it gets new ones).
+#include "counters/counter_add.hpp"
 #include "static/file_store.hpp"
 
 #include "response/compress/compress.hpp"

@@ -4,6 +4,7 @@
 // store (file_store.cpp).
 #include <stet/static_files.hpp>
 
+#include "counters/counter_add.hpp"
 #include "static/content_hash.hpp"
 #include "static/encoding.hpp"
 #include "static/file_response.hpp"

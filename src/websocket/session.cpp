@@ -1,5 +1,6 @@
 #include "websocket/session.hpp"
 
+#include "counters/counter_add.hpp"
 #include "websocket/frame_writer.hpp"
 #include "websocket/upgrade.hpp"
 

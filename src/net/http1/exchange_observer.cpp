@@ -1,5 +1,6 @@
 #include "net/http1/exchange_observer.hpp"
 
+#include "counters/counter_add.hpp"
 #include "log/access_log.hpp"
 #include "metrics/phase_record.hpp"
 #include "request/request_access.hpp"

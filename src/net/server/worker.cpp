@@ -1,5 +1,6 @@
 #include "net/server/worker.hpp"
 
+#include "counters/counter_add.hpp"
 #include "log/sigpipe.hpp"
 #include "net/http1/connection.hpp"
 #include "net/accept/proxy_intake.hpp"

@@ -1,5 +1,6 @@
 #include "net/ws/websocket_connection.hpp"
 
+#include "counters/counter_add.hpp"
 #include "net/ws/websocket_worker.hpp"
 #include "net/server/worker.hpp"
 #include "websocket/upgrade.hpp"
