@@ -261,12 +261,19 @@ void connection::wait_for_input() {
 }
 
 void connection::on_message_complete() {
+  const bool assembled = std::exchange(head_assembled_, false);
   if (std::exchange(answered_early_, false)) return;  // its answer is queued already
   if (upload_) {
     end_stream(true);
     return;
   }
   exchange& x = *x_;
+  // A message with a body was assembled (and matched) at the end of its head;
+  // one without a body ends with its head, and is assembled now.
+  if (!assembled && !assemble_request(x, origin())) {
+    fail(error::bad_target);
+    return;
+  }
   request_access::set_body(x.request, x.body);
   const server_options& options = owner_.options();
   if (options.compression.decode_request_bodies) {

@@ -143,6 +143,7 @@ class connection final : public std::enable_shared_from_this<connection>, public
   bool body_paused_ = false;     // upload_'s sink paused: nothing read until it resumes
   bool settle_body_ = false;     // parse once more after a piece, even with nothing buffered
   bool answered_early_ = false;  // the message's answer went out before its body: its end dispatches nothing
+  bool head_assembled_ = false;  // the open message's request was assembled (and matched) at its head's end
   bool watching_peer_ = false;   // while awaiting: told if the client leaves
   bool address_counted_ = false;
 };

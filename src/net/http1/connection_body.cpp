@@ -38,6 +38,7 @@ bool connection::on_head_complete() {
     fail(error::bad_target);
     return false;
   }
+  head_assembled_ = true;
   const server_options& options = owner_.options();
   const body_plan plan = router_access::match(owner_.routes(), x.request, x.route);
   const std::uint64_t limit = plan.max_body_bytes != 0 ? plan.max_body_bytes : options.max_body_bytes;
