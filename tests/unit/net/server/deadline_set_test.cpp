@@ -41,7 +41,7 @@ std::array<steady::duration, timeout_kind_count> all(steady::duration d) {
 // One timer serves the HTTP kinds and the WebSocket durations alike: both
 // fire, each with its own list's kind, and the loop runs dry afterwards.
 TEST(DeadlineSet, KindListsAndDurationListsFireOnOneTimer) {
-  asio::io_context io;
+  stet::detail::asio::io_context io;
   deadline_set set(io, all(1ms));
   recorder http, ws;
   set.arm(http.hook, timeout_kind::header, steady::now());
@@ -56,7 +56,7 @@ TEST(DeadlineSet, KindListsAndDurationListsFireOnOneTimer) {
 // A timeout that arms a duration never seen before adds a list while the
 // tick walks the lists; the new deadline still fires.
 TEST(DeadlineSet, ArmingANewDurationFromATimeoutFires) {
-  asio::io_context io;
+  stet::detail::asio::io_context io;
   deadline_set set(io, all(1ms));
   recorder r;
   std::vector<recorder> others(8);
@@ -73,7 +73,7 @@ TEST(DeadlineSet, ArmingANewDurationFromATimeoutFires) {
 // A hook re-armed before its deadline moves back and fires once; a disarmed
 // one never fires; cancel() leaves armed hooks linked but stops the ticks.
 TEST(DeadlineSet, RearmDisarmAndCancel) {
-  asio::io_context io;
+  stet::detail::asio::io_context io;
   deadline_set set(io, all(1ms));
   recorder moved, gone, left;
   set.arm(moved.hook, timeout_kind::idle, steady::now());
