@@ -421,6 +421,18 @@ def self_test_docs() -> list[str]:
     return failures
 
 
+def self_test_names() -> list[str]:
+    """A row naming a file its folder does not have is reported (a file moved, its row not)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write_tree(Path(tmp), CLEAN)
+        folders = tuple(replace(f, holds="`trie`") if f.name == "route" else f for f in CLEAN_MAP)
+        errors = check_all(Path(tmp), scan(Path(tmp)), folders, CLEAN_BACK)
+    if len(errors) != 1 or "'folder-map'" not in errors[0] or "`trie`" not in errors[0]:
+        return [f"folder-map: expected `trie` reported as no file of src/route/, got {errors}"]
+    print(f"ok folder-map: {errors[0]}")
+    return []
+
+
 def self_test() -> int:
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -437,10 +449,10 @@ def self_test() -> int:
                 failures.append(f"{rule}: expected a violation in {where}, got {errors}")
             else:
                 print(f"ok {rule}: {hit[0].splitlines()[0]}")
-    failures += self_test_docs()
+    failures += self_test_names() + self_test_docs()
     for f in failures:
         print(f"FAIL {f}")
-    print(f"{len(BROKEN) + 2 - len(failures)} passed, {len(failures)} failed")
+    print(f"{len(BROKEN) + 3 - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0
 
 
