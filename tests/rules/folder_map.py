@@ -46,8 +46,8 @@ def folder(path: str) -> str | None:
 FOLDERS = (
     Folder("net/server", "start, threads, stop",
            "`server_core` (binds every listener, starts the workers, the stop sequence; its TLS side: "
-           "`server_tls.cpp`), `worker` (one thread and its io_context, the exchange pool, the timeout lists: "
-           "`deadline_list`), `worker_executor` (resumes suspended coroutine handlers on the worker's loop)",
+           "`server_tls.cpp`), `worker` (one thread and its io_context, the exchange pool), `deadline_set` (the worker's "
+           "timeouts, HTTP and WebSocket alike, on one timer: lists of `deadline_list`), `worker_executor` (resumes suspended coroutine handlers on the worker's loop)",
            ("net", "net/accept", "net/http1", "net/transport", "net/ws", "coro", "counters", "http", "log",
             "metrics", "request", "route", "tls", "websocket")),
     Folder("net/accept", "accept",
@@ -72,12 +72,13 @@ FOLDERS = (
            "(a parsed head becomes the request, once), `output_queue` (out buffer, attached bodies, gather write, "
            "sendfile), `stream_pump` (a streamed answer, piece by piece), `exchange_observer` (timings, route "
            "counters, Server-Timing, the access log)",
-           ("net/server", "net/transport", "net/ws", "http", "log", "metrics", "request", "response", "route",
-            "websocket")),
+           ("net/server", "net/transport", "net/ws", "counters", "http", "log", "metrics", "request", "response",
+            "route", "websocket")),
     Folder("http", "wire protocol",
            "`request_parser` (llhttp, limits, framing rules), `target` (path/query/absolute-form splitting), "
            "`response_writer` (status line, Date, Content-Length, chunk framing), `date_cache`, `conditional` "
-           "(validators), `method`, `status`, `error`, `token`, `percent`, `host_syntax`, `qvalue`, `base64url`"),
+           "(validators), `method`, `status`, `error`, `token`, `percent`, `host_syntax`, `qvalue`, `base64url`, "
+           "`output_room` (growing a string a compression library writes into)"),
     Folder("request", "the request",
            "`request` and its memos (`headers`, `cookies`, query, `form`, `json_body`, forwarded/client address via "
            "`proxy_trust`), the cookie LRU (`cookie_cache`), the header-name cache (`header_names`), `arena`, "
@@ -103,7 +104,7 @@ FOLDERS = (
            "`root_dir`), content hashes (`content_hash`, `background_hasher`), precompressed siblings "
            "(`file_variants.cpp`, `variant_choice`, `encoding`), file responses with ranges (`file_response`), the "
            "mount on the router (`mount.cpp`), `mime_table`, `favicon`",
-           ("crypto", "http", "request", "response")),
+           ("counters", "crypto", "http", "request", "response")),
     Folder("status", "status page",
            "`status_page.cpp` (GET /-/status and its JSON): the HTML built once (`status_html`), the data written "
            "from a metrics snapshot (`status_json`)",
@@ -117,19 +118,20 @@ FOLDERS = (
            "RFC 6455 and 7692 without sockets: frame codec (`frame_parser`, `frame_writer`, `unmask`), "
            "`message_reader`, `handshake` and `upgrade`, permessage-deflate (`deflate_offer`, `deflate_stream`, "
            "`deflate_pool`), the session (`session`, `send_queue`), `topic_table`, `utf8`",
-           ("http", "metrics", "response")),
+           ("counters", "http", "metrics", "response")),
     Folder("net/ws", "WebSocket sessions",
            "`websocket_connection` (the transport the connection handed over after the 101, gather writes), "
            "`websocket_worker` (a worker's sessions, read buffers and timers), `websocket_hub` (publish across "
            "workers), `websocket_mailbox` (what other threads post to a worker's sessions)",
-           ("net", "net/server", "net/transport", "metrics", "websocket")),
+           ("net", "net/server", "net/transport", "counters", "metrics", "websocket")),
     Folder("crypto", "hashing and signing",
            "SHA-256 (`sha256`), HMAC (`hmac`), `signer` (derived keys cached per signer)",
            ("counters", "http")),
     Folder("log", "logging",
            "the access log (`access_log`: per-worker batches; `access_log_sink`: one writer thread), `sigpipe`"),
     Folder("counters", "counting",
-           "per-thread memo counters (`memo_stats`): the lowest folder, so every cache may count"),
+           "per-thread memo counters (`memo_stats`), the one counter-add helper pair (`counter_add`), "
+           "`latency_histogram.cpp`: the lowest folder, so every cache may count"),
     Folder("metrics", "metrics",
            "Prometheus exposition (`exposition`, `metrics.cpp`) of requests, phases (`phase_record`), routes "
            "(`route_metrics`), every cache family (`cache_families`, `cache_metrics`, `static_metrics.cpp`), "
