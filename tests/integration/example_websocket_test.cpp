@@ -9,7 +9,7 @@
 
 #include "support/http_client.hpp"
 #include "support/test_server.hpp"
-#include "support/ws_frames.hpp"
+#include "support/ws_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +21,8 @@ namespace {
 
 using stet::test::raw_client;
 using stet::test::running_server;
+using stet::test::ws::client_frame;
+using stet::test::ws::opcode;
 
 stet::router example_routes(const std::vector<std::string>& cors_origins = {}) {
   stet::router routes;
@@ -112,8 +114,8 @@ TEST(ExampleWebsocket, OpenFragmentsShareTheBudget) {
     clients.push_back(std::make_unique<stet::test::ws_client>(server.port(), "/ws/echo"));
     stet::test::ws_client& c = *clients.back();
     ASSERT_EQ(c.status(), 101);
-    ASSERT_TRUE(c.raw().send(stet::test::client_frame(2, part, false)));
-    ASSERT_TRUE(c.send(9, "held?"));
+    ASSERT_TRUE(c.raw().send(client_frame(opcode::binary, part, false)));
+    ASSERT_TRUE(c.send(opcode::ping, "held?"));
     const auto f = c.next();
     ASSERT_TRUE(f) << "connection " << i;
     if (f->opcode == 8) {

@@ -10,7 +10,7 @@
 #include "support/http_client.hpp"
 #include "support/metric_value.hpp"
 #include "support/test_server.hpp"
-#include "support/ws_frames.hpp"
+#include "support/ws_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,6 +32,8 @@ using namespace std::chrono_literals;
 using stet::test::metric_value;
 using stet::test::raw_client;
 using stet::test::running_server;
+using stet::test::ws::client_frame;
+using stet::test::ws::opcode;
 using stet::test::ws_client;
 
 // Names the worker threads 0, 1, ... in the order they first answer.
@@ -133,7 +135,7 @@ TEST(WebsocketFanout, FloodAcrossWorkersStaysWithinTheMailboxBound) {
   const timeval send_timeout{10, 0};
   ::setsockopt(publisher->raw().fd(), SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
   std::string batch;
-  for (int i = 0; i < 8192; ++i) batch += stet::test::client_frame(1, "hi");
+  for (int i = 0; i < 8192; ++i) batch += client_frame(opcode::text, "hi");
   std::atomic<std::size_t> written{0};
   std::atomic<bool> stop{false};
   std::thread flood([&] {

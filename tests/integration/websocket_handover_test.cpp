@@ -8,7 +8,7 @@
 
 #include "support/handover_routes.hpp"
 #include "support/test_server.hpp"
-#include "support/ws_frames.hpp"
+#include "support/ws_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,10 +20,11 @@
 namespace {
 
 using namespace std::chrono_literals;
-using stet::test::client_frame;
 using stet::test::raw_client;
 using stet::test::running_server;
 using stet::test::take_frame;
+using stet::test::ws::client_frame;
+using stet::test::ws::opcode;
 using stet::test::ws_frame;
 
 constexpr std::string_view upgrade_head =
@@ -35,7 +36,7 @@ std::string frames(int count, std::size_t size) {
   std::string out;
   for (int i = 0; i < count; ++i) {
     std::string payload(size, 'a' + static_cast<char>(i % 26));
-    out += client_frame(1, payload);
+    out += client_frame(opcode::text, payload);
   }
   return out;
 }

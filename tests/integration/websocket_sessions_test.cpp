@@ -4,7 +4,7 @@
 #include <stet/stet.hpp>
 
 #include "support/test_server.hpp"
-#include "support/ws_frames.hpp"
+#include "support/ws_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +21,9 @@ namespace {
 
 using namespace std::chrono_literals;
 using stet::test::running_server;
+using stet::test::ws::client_frame;
+using stet::test::ws::frame_bytes;
+using stet::test::ws::opcode;
 using stet::test::ws_client;
 using stet::test::ws_frame;
 
@@ -123,7 +126,7 @@ TEST(WebsocketSessionWire, SendsFromAnotherThreadArePosted) {
   EXPECT_EQ(closing->opcode, 8);
   EXPECT_EQ(closing->close_code(), 4000);
   EXPECT_EQ(closing->payload.substr(2), "bye");
-  c.send(8, closing->payload);
+  c.send(opcode::close, closing->payload);
   EXPECT_TRUE(c.raw().wait_closed());
   ASSERT_TRUE(seen->wait([&] { return seen->close_codes.size() == 1; }));
   EXPECT_EQ(seen->close_codes[0], 4000);
@@ -148,7 +151,7 @@ TEST(WebsocketSessionWire, PublishReachesSubscribersOnEveryWorker) {
     EXPECT_EQ(f->payload, "from the server");
   }
   // A subscriber's message goes to every subscriber, itself included.
-  clients[7]->send(2, std::string("\x01\x02", 2));
+  clients[7]->send(opcode::binary, std::string("\x01\x02", 2));
   for (auto& c : clients) {
     const auto f = c->next();
     ASSERT_TRUE(f);
@@ -212,7 +215,7 @@ TEST(WebsocketSessionWire, UnmaskedFrameFailsWith1002) {
   running_server server(session_routes(seen));
   ws_client c(server.port(), "/echo");
   ASSERT_EQ(c.status(), 101);
-  c.raw().send(stet::test::client_frame(1, "plain", true, false));
+  c.raw().send(frame_bytes(0x81, "plain", std::nullopt));
   const auto f = c.next();
   ASSERT_TRUE(f);
   EXPECT_EQ(f->opcode, 8);
@@ -227,8 +230,8 @@ TEST(WebsocketSessionWire, FragmentsWithAPingBetweenMakeOneMessage) {
   running_server server(session_routes(seen));
   ws_client c(server.port(), "/echo");
   ASSERT_EQ(c.status(), 101);
-  c.raw().send(stet::test::client_frame(1, "Hel", false) + stet::test::client_frame(9, "p") +
-               stet::test::client_frame(0, "lo", true));
+  c.raw().send(client_frame(opcode::text, "Hel", false) + client_frame(opcode::ping, "p") +
+               client_frame(opcode::continuation, "lo", true));
   const auto pong = c.next();
   ASSERT_TRUE(pong);
   EXPECT_EQ(pong->opcode, 10);
@@ -244,7 +247,7 @@ TEST(WebsocketSessionWire, InvalidUtf8SplitAcrossFragmentsFailsWith1007) {
   ws_client c(server.port(), "/echo");
   ASSERT_EQ(c.status(), 101);
   // E2 82 | 28: a three-byte sequence broken in its last byte, across fragments.
-  c.raw().send(stet::test::client_frame(1, "ok\xe2\x82", false) + stet::test::client_frame(0, "(", true));
+  c.raw().send(client_frame(opcode::text, "ok\xe2\x82", false) + client_frame(opcode::continuation, "(", true));
   const auto f = c.next();
   ASSERT_TRUE(f);
   EXPECT_EQ(f->opcode, 8);
@@ -258,8 +261,8 @@ TEST(WebsocketSessionWire, OversizeMessageFailsWith1009) {
   running_server server(session_routes(seen, o));
   ws_client c(server.port(), "/echo");
   ASSERT_EQ(c.status(), 101);
-  c.raw().send(stet::test::client_frame(2, std::string(600, 'a'), false) +
-               stet::test::client_frame(0, std::string(600, 'b'), true));
+  c.raw().send(client_frame(opcode::binary, std::string(600, 'a'), false) +
+               client_frame(opcode::continuation, std::string(600, 'b'), true));
   const auto f = c.next();
   ASSERT_TRUE(f);
   EXPECT_EQ(f->opcode, 8);
@@ -294,7 +297,7 @@ TEST(WebsocketSessionWire, ServerStopClosesWith1001) {
   ASSERT_TRUE(f);
   EXPECT_EQ(f->opcode, 8);
   EXPECT_EQ(f->close_code(), 1001);
-  c.send(8, f->payload);  // the client's answer completes the handshake
+  c.send(opcode::close, f->payload);  // the client's answer completes the handshake
   EXPECT_TRUE(c.raw().wait_closed());
   server.wait();
   ASSERT_EQ(seen->close_codes.size(), 1u);
@@ -307,7 +310,7 @@ TEST(WebsocketSessionWire, ClientDisconnectWithoutCloseReports1006) {
   {
     ws_client c(server.port(), "/echo");
     ASSERT_EQ(c.status(), 101);
-    c.raw().send(stet::test::client_frame(1, "half a frame").substr(0, 5));
+    c.raw().send(client_frame(opcode::text, "half a frame").substr(0, 5));
   }
   ASSERT_TRUE(seen->wait([&] { return seen->close_codes.size() == 1; }));
   EXPECT_EQ(seen->close_codes[0], 1006);

@@ -8,7 +8,7 @@
 #include "support/tls_certs.hpp"
 #include "support/tls_client.hpp"
 #include "support/tls_server.hpp"
-#include "support/ws_frames.hpp"
+#include "support/ws_client.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,9 +17,10 @@
 
 namespace {
 
-using stet::test::client_frame;
 using stet::test::take_frame;
 using stet::test::tls_client;
+using stet::test::ws::client_frame;
+using stet::test::ws::opcode;
 using stet::test::ws_frame;
 
 stet::router echo_routes() {
@@ -53,7 +54,7 @@ TEST(WebsocketTls, EchoAndCloseOverHttps) {
   ASSERT_EQ(head->status, 101);
   EXPECT_EQ(head->header("sec-websocket-accept"), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
 
-  ASSERT_TRUE(c.send(client_frame(1, "over tls") + client_frame(2, std::string(70'000, 'b'))));
+  ASSERT_TRUE(c.send(client_frame(opcode::text, "over tls") + client_frame(opcode::binary, std::string(70'000, 'b'))));
   const auto text = next_frame(c);
   ASSERT_TRUE(text);
   EXPECT_EQ(text->opcode, 1);
@@ -63,7 +64,7 @@ TEST(WebsocketTls, EchoAndCloseOverHttps) {
   EXPECT_EQ(binary->opcode, 2);
   EXPECT_EQ(binary->payload, std::string(70'000, 'b'));
 
-  ASSERT_TRUE(c.send(client_frame(8, std::string("\x03\xe8", 2))));
+  ASSERT_TRUE(c.send(client_frame(opcode::close, std::string("\x03\xe8", 2))));
   const auto closing = next_frame(c);
   ASSERT_TRUE(closing);
   EXPECT_EQ(closing->opcode, 8);

@@ -1,11 +1,13 @@
 #pragma once
-// What the WebSocket tests, the frame fuzzer and the benchmark share: an
-// encoder of client frames written from RFC 6455 5.2 on its own (not with the
+// What the WebSocket tests, the fuzz targets and the benchmarks share: the one
+// encoder of client frames, written from RFC 6455 5.2 on its own (not with the
 // library's writer, so the two cannot agree on a mistake), and a driver that
 // feeds a message_reader a byte stream cut into reads the way a connection
-// would, recording the events as values.
+// would, recording the events as values. The client over a socket is
+// support/ws_client.hpp.
 
 #include "websocket/message_reader.hpp"
+#include "websocket/protocol.hpp"
 
 #include <array>
 #include <cstdint>
@@ -56,10 +58,10 @@ inline std::string frame_bytes(std::uint8_t first, std::string_view payload,
   return out;
 }
 
-/// A masked client frame of `op`, FIN set unless `fin` is false, RSV1 when `rsv1`.
-inline std::string client_frame(opcode op, std::string_view payload, bool fin = true, bool rsv1 = false) {
-  const auto first = static_cast<std::uint8_t>((fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | static_cast<std::uint8_t>(op));
-  return frame_bytes(first, payload);
+/// A masked client frame of `op` with the shortest length, FIN set unless
+/// `fin` is false (RSV bits or no mask: frame_bytes()).
+inline std::string client_frame(opcode op, std::string_view payload, bool fin = true) {
+  return frame_bytes(static_cast<std::uint8_t>((fin ? 0x80 : 0) | static_cast<std::uint8_t>(op)), payload);
 }
 
 /// A close frame's payload: the code, big-endian, and the reason.

@@ -5,7 +5,7 @@
 
 #include "support/handover_routes.hpp"
 #include "support/memory_server.hpp"
-#include "support/ws_frames.hpp"
+#include "support/ws_client.hpp"
 
 #include <stet/router.hpp>
 #include <stet/websocket.hpp>
@@ -21,7 +21,8 @@
 namespace {
 
 using stet::detail::memory_stream;
-using stet::test::client_frame;
+using stet::test::ws::client_frame;
+using stet::test::ws::opcode;
 
 struct tally {
   std::vector<std::uint16_t> closes;
@@ -83,9 +84,9 @@ std::string after_head(const std::string& wire) {
 }
 
 // Two messages (one fragmented around a ping) and the close handshake.
-const std::string session_bytes = upgrade + client_frame(1, "hello") + client_frame(2, "bi", false) +
-                                  client_frame(9, "p") + client_frame(0, "nary") +
-                                  client_frame(8, std::string("\x03\xe8", 2) + "bye");
+const std::string session_bytes = upgrade + client_frame(opcode::text, "hello") + client_frame(opcode::binary, "bi", false) +
+                                  client_frame(opcode::ping, "p") + client_frame(opcode::continuation, "nary") +
+                                  client_frame(opcode::close, std::string("\x03\xe8", 2) + "bye");
 
 TEST(WebsocketSession, EverySplitOfTheClientBytesGetsTheSameAnswers) {
   memory_server server;
@@ -133,7 +134,7 @@ TEST(WebsocketSession, APublishReachesAThousandSubscribers) {
   }
   server.run_ready();
   for (auto& m : members) ASSERT_EQ(m->take_output().rfind("HTTP/1.1 101", 0), 0u);
-  members[123]->feed(client_frame(1, "to everyone"));
+  members[123]->feed(client_frame(opcode::text, "to everyone"));
   server.run_ready();
   for (auto& m : members) {
     std::string out = m->take_output();
@@ -155,7 +156,7 @@ TEST(WebsocketSession, APeerThatNeverReadsKeepsTheQueueBounded) {
   server.run_ready();
   ASSERT_EQ(stream->take_output().rfind("HTTP/1.1 101", 0), 0u);
   stream->blocked_writes = std::numeric_limits<std::size_t>::max();  // nothing is taken any more
-  stream->feed(client_frame(1, "go") + client_frame(1, "again"));
+  stream->feed(client_frame(opcode::text, "go") + client_frame(opcode::text, "again"));
   server.run_until([&] { return server.seen.sends.size() == 100; });
   server.run_ready();  // the writes keep failing; the second message waits
   EXPECT_EQ(server.seen.sends.size(), 100u) << "reading stops while the queue is over the bound";
@@ -179,7 +180,7 @@ TEST(WebsocketSession, APeerThatNeverReadsKeepsTheQueueBounded) {
 // `count` numbered text frames of `size` bytes.
 std::string numbered_frames(int count, std::size_t size) {
   std::string out;
-  for (int i = 0; i < count; ++i) out += client_frame(1, std::string(size, static_cast<char>('a' + i % 26)));
+  for (int i = 0; i < count; ++i) out += client_frame(opcode::text, std::string(size, static_cast<char>('a' + i % 26)));
   return out;
 }
 
@@ -246,7 +247,7 @@ TEST(WebsocketBackPressure, BytesReadBeforeTheQueueFilledAreHandledOnceItDrains)
   stet::test::memory_server server(std::move(r));
   const std::string big(2 * 1024 * 1024, 'b');
   const std::string wire = server.exchange(
-      {upgrade + client_frame(2, big) + client_frame(1, "right behind") + client_frame(9, "still there?")});
+      {upgrade + client_frame(opcode::binary, big) + client_frame(opcode::text, "right behind") + client_frame(opcode::ping, "still there?")});
   std::string frames = after_head(wire);
   std::vector<stet::test::ws_frame> got;
   while (auto f = stet::test::take_frame(frames)) got.push_back(*f);

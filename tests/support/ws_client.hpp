@@ -1,10 +1,12 @@
 #pragma once
-// WebSocket frames as a test client writes and reads them over raw_client:
-// the upgrade request, masked client frames, and the server's unmasked
+// A WebSocket test client over raw_client: the upgrade request, client frames
+// sent (support/websocket_frames.hpp writes them), and the server's unmasked
 // frames parsed back.
 
 #include "support/http_client.hpp"
+#include "support/websocket_frames.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,29 +27,6 @@ struct ws_frame {
                                : 0;
   }
 };
-
-/// A masked client frame (mask 0x37fa213d, as in RFC 6455 5.7).
-inline std::string client_frame(std::uint8_t opcode, std::string_view payload, bool fin = true, bool masked = true) {
-  std::string f;
-  f += static_cast<char>((fin ? 0x80 : 0) | opcode);
-  const char mask_bit = masked ? '\x80' : '\0';
-  if (payload.size() < 126) {
-    f += static_cast<char>(mask_bit | static_cast<char>(payload.size()));
-  } else if (payload.size() < 65536) {
-    f += static_cast<char>(mask_bit | 126);
-    f += static_cast<char>(payload.size() >> 8);
-    f += static_cast<char>(payload.size() & 0xff);
-  } else {
-    f += static_cast<char>(mask_bit | 127);
-    for (int i = 7; i >= 0; --i) f += static_cast<char>((static_cast<std::uint64_t>(payload.size()) >> (8 * i)) & 0xff);
-  }
-  const unsigned char mask[4] = {0x37, 0xfa, 0x21, 0x3d};
-  if (masked) f.append(reinterpret_cast<const char*>(mask), 4);
-  for (std::size_t i = 0; i < payload.size(); ++i) {
-    f += masked ? static_cast<char>(payload[i] ^ static_cast<char>(mask[i % 4])) : payload[i];
-  }
-  return f;
-}
 
 /// Takes one whole frame off the front of `bytes`, if there is one.
 inline std::optional<ws_frame> take_frame(std::string& bytes) {
@@ -85,8 +64,8 @@ class ws_client {
   int status() const noexcept { return status_; }
   raw_client& raw() noexcept { return c_; }
 
-  bool send(std::uint8_t opcode, std::string_view payload) { return c_.send(client_frame(opcode, payload)); }
-  bool send_text(std::string_view text) { return send(1, text); }
+  bool send(ws::opcode op, std::string_view payload) { return c_.send(ws::client_frame(op, payload)); }
+  bool send_text(std::string_view text) { return send(ws::opcode::text, text); }
 
   /// The next frame, waiting up to `timeout` for its bytes.
   std::optional<ws_frame> next(std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
@@ -102,7 +81,7 @@ class ws_client {
   }
   /// Pings and waits for the pong, skipping other frames: the session has run on_open by then.
   bool round_trip() {
-    if (!send(9, "rt")) return false;
+    if (!send(ws::opcode::ping, "rt")) return false;
     while (auto f = next()) {
       if (f->opcode == 10) return true;
     }
