@@ -259,25 +259,24 @@ reproduce_command() {
 
 # The versions of the named peers and tools, "; "-separated (one line).
 peer_versions() {
-  local name out=()
+  local name line="" versions=()
   for name in "$@"; do
     case "$name" in
-      nginx) out+=("$( (nginx -v 2>&1 || true) | sed 's/^nginx version: //')") ;;
-      beast) out+=("Boost.Beast $(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp |
-                                tr _ .) (bench/e2e/peers at $(checkout_label))") ;;
-      restinio) out+=("RESTinio $(dpkg-query -W -f='${Version}' librestinio-dev 2>/dev/null || echo '?') on Boost.Asio" \
-                      "(bench/e2e/peers at $(checkout_label))") ;;
-      httplib) out+=("cpp-httplib $(dpkg-query -W -f='${Version}' libcpp-httplib-dev 2>/dev/null || echo '?')" \
-                     "(bench/e2e/peers at $(checkout_label))") ;;
-      floor) out+=("floor (bench/e2e/peers at $(checkout_label))") ;;
-      wrk) out+=("$( (wrk -v 2>&1 || true) | head -n1 | awk '{print $1, $2}')") ;;
-      openssl) out+=("$(openssl version 2>/dev/null || echo 'OpenSSL ?')") ;;
-      valgrind) out+=("$(valgrind --version 2>/dev/null || echo 'valgrind ?')") ;;
-      *) out+=("$name") ;;
+      nginx) versions+=("$( (nginx -v 2>&1 || true) | sed 's/^nginx version: //')") ;;
+      beast) versions+=("Boost.Beast $(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp |
+                                  tr _ .) (bench/e2e/peers at $(checkout_label))") ;;
+      restinio) versions+=("RESTinio $(dpkg-query -W -f='${Version}' librestinio-dev 2>/dev/null || echo '?') on Boost.Asio (bench/e2e/peers at $(checkout_label))") ;;
+      httplib) versions+=("cpp-httplib $(dpkg-query -W -f='${Version}' libcpp-httplib-dev 2>/dev/null || echo '?') (bench/e2e/peers at $(checkout_label))") ;;
+      floor) versions+=("floor (bench/e2e/peers at $(checkout_label))") ;;
+      wrk) versions+=("$( (wrk -v 2>&1 || true) | head -n1 | awk '{print $1, $2}')") ;;
+      openssl) versions+=("$(openssl version 2>/dev/null || echo 'OpenSSL ?')") ;;
+      valgrind) versions+=("$(valgrind --version 2>/dev/null || echo 'valgrind ?')") ;;
+      strace) versions+=("strace $( (strace -V 2>/dev/null || echo '?') | head -n1 | awk '{print $NF}')") ;;
+      *) versions+=("$name") ;;
     esac
   done
-  local IFS=';'
-  echo "${out[*]}" | sed 's/;/; /g'
+  for name in "${versions[@]}"; do line+="${line:+; }$name"; done
+  echo "$line"
 }
 
 # The lines a printed table starts with: measured binary, command, peers, machine.
