@@ -32,6 +32,11 @@ over two lines is still one), and a unit is reported for each match of:
               followed by "per (idle) connection" ("an idle keep-alive
               connection costs about 720 bytes")
 
+  table       a table whose header names such a unit for a column ("ns/dispatch",
+              "µs CPU/req", "instructions / request", "req/s") and a row with a
+              number in that column: the cells carry the figures, the unit is
+              in the header (reported at the header)
+
 A size preceded by "at most", "up to", "≤", "<", "limit" or "budget" is a
 bound the code enforces (and a test asserts), not a measurement: it is not a
 figure. Sizes, timeouts and limits in ms, s, KiB or MiB that configure stet are
@@ -135,6 +140,29 @@ def connection_sizes(unit: str):
     return sorted(seen)
 
 
+UNIT_COLUMN = re.compile(r"(?:^|[\s(/])(?:ns|µs|μs|us|req/s|hs/s|MB/s|ms/MB|instructions|Ir)(?:$|[\s)/,])", re.I)
+
+
+def table_figures(page: str, text: str) -> list[Finding]:
+    """A table with a unit in a column header and a number under it."""
+    found = []
+    rows: list[tuple[int, list[str]]] = []
+    for number, line in enumerate(text.splitlines() + [""], 1):
+        stripped = line.strip()
+        if stripped.startswith("|"):
+            rows.append((number, [c.strip() for c in stripped.strip("|").split("|")]))
+            continue
+        if len(rows) > 2:
+            header_line, header = rows[0]
+            columns = [i for i, cell in enumerate(header) if UNIT_COLUMN.search(cell)]
+            data = [cells for _, cells in rows[2:]]
+            hit = [header[i] for i in columns if any(i < len(c) and re.search(r"\d", c[i]) for c in data)]
+            if hit:
+                found.append(Finding(page, header_line, "table", f"column '{hit[0]}'"))
+        rows = []
+    return found
+
+
 def figures(page: str, text: str) -> list[Finding]:
     found = []
     for line, unit in units(text):
@@ -143,7 +171,7 @@ def figures(page: str, text: str) -> list[Finding]:
                       if not is_bound(unit, m.start())]
         found += [Finding(page, line, "connection-memory", size.strip()) for position, size in connection_sizes(unit)
                   if not is_bound(unit, position)]
-    return found
+    return found + table_figures(page, text)
 
 
 def pages(root: Path) -> list[Path]:
@@ -188,6 +216,8 @@ FLAGGED = {
     "instructions": ["`/plaintext` 7,684 instructions against 7,717", "the report costs 29% fewer instructions to\n"
                      "build (1.93 M → 1.36 M)", "Ir per request: 7559 Ir"],
     "peer-ratio": ["a full TLS 1.3 handshake costs 0.92× nginx's instructions", "1.6x fmt", "0.09× Beast"],
+    "table": ["| routes | stet ns/dispatch | allocs |\n|---:|---:|---:|\n| 10 | 61 | 0 |\n",
+              "| server | instructions / request |\n|---|---:|\n| stet | 7679 |\n"],
     "connection-memory": ["an idle keep-alive connection costs about\n720 bytes", "15.5 KB per idle connection",
                           "| idle keep-alive HTTP connection | under 1 KiB of heap (750 B measured) |"],
 }
@@ -199,6 +229,8 @@ NOT_FLAGGED = [
     "an idle keep-alive HTTP connection: under 1 KiB of heap",
     "RFC 9112 section 7.1.1, 255-byte names, HTTP/1.1 and 2 workers",
     "see [the figures](benchmarks.md#idle-memory)",
+    "| flag | default (ms) |\n|---|---:|\n| `--header-timeout-ms` | 10000 |\n",
+    "| column | what it means |\n|---|---|\n| µs CPU/req | server CPU per request |\n",
 ]
 
 
