@@ -24,6 +24,10 @@ over two lines is still one), and a unit is reported for each match of:
               "instructions" or "Ir", or "instructions" followed within five
               words by a count written with a thousands separator or K/M
               ("7,684 instructions", "instructions (1.93 M → 1.36 M)")
+  profile-share  a share of a profile: a percentage "of its CPU" or "in the
+              kernel/libc/libcrypto/stet" ("73 % of its CPU", "55 % in libcrypto")
+  syscall-count  a system call named with a count ("epoll_wait 0.02",
+              "recvfrom 2"): system calls per request are measured figures
   peer-ratio  a ratio against a peer server or library: a number with × or x
               followed by nginx, h2o, Beast, RESTinio, uWebSockets, bun,
               httplib, floor or fmt ("0.92× nginx's")
@@ -41,6 +45,10 @@ A size preceded by "at most", "up to", "≤", "<", "limit" or "budget" is a
 bound the code enforces (and a test asserts), not a measurement: it is not a
 figure. Sizes, timeouts and limits in ms, s, KiB or MiB that configure stet are
 not figures either (none of the kinds above matches them).
+
+Links into the page must land: every `benchmarks.md#anchor` on the pages
+(docs/architecture.md included) names a heading of docs/benchmarks.md (GitHub's
+anchors: lower case, punctuation dropped, spaces as hyphens).
 
 PENDING lists figures on pages this change may not edit, each by its exact
 text: they are reported as pending, never as failures, and an entry whose
@@ -79,6 +87,10 @@ KINDS = {
     "instructions": re.compile(NUM + r"\s*[KM]?\s+(?:\S+\s+){0,3}?(?:instructions|Ir)\b"
                                r"|\binstructions\b\W+(?:\S+\W+){0,5}?\d{1,3}(?:,\d{3})+(?!\d)"
                                r"|\binstructions\b\W+(?:\S+\W+){0,5}?\d+(?:\.\d+)?\s*[KM]\b"),
+    "profile-share": re.compile(NUM + r"\s*%\s+(?:of\s+(?:its|the|a|stet's|the server's)\s+(?:server's\s+)?CPU"
+                                r"|in\s+(?:the\s+)?(?:kernel|libc|libcrypto|stet))", re.I),
+    "syscall-count": re.compile(r"\b(?:recvfrom|recvmsg|sendto|sendmsg|writev|epoll_wait|epoll_ctl|sendfile|newfstatat"
+                                r"|setsockopt|io_uring_enter)`?\s+" + NUM.replace("(?<![\w.])", "") + r"(?![\w.])"),
     "peer-ratio": re.compile(NUM + r"\s*[×x]\s*(?:the\s+)?" + PEERS, re.I),
 }
 
@@ -140,7 +152,8 @@ def connection_sizes(unit: str):
     return sorted(seen)
 
 
-UNIT_COLUMN = re.compile(r"(?:^|[\s(/])(?:ns|µs|μs|us|req/s|hs/s|MB/s|ms/MB|instructions|Ir)(?:$|[\s)/,])", re.I)
+UNIT_COLUMN = re.compile(r"(?:^|[\s(/])(?:ns|µs|μs|us|req/s|hs/s|MB/s|ms/MB|instructions|Ir|share of [\w ]*CPU"
+                         r"|syscalls)(?:$|[\s)/,])", re.I)
 
 
 def table_figures(page: str, text: str) -> list[Finding]:
@@ -174,18 +187,51 @@ def figures(page: str, text: str) -> list[Finding]:
     return found + table_figures(page, text)
 
 
-def pages(root: Path) -> list[Path]:
+def pages(root: Path, keep_home: bool = False) -> list[Path]:
     seen = {}
     for pattern in PAGES:
         for p in sorted(root.glob(pattern)):
             seen[p.relative_to(root).as_posix()] = p
-    seen.pop(HOME, None)
+    if not keep_home:
+        seen.pop(HOME, None)
     return [seen[k] for k in sorted(seen)]
+
+
+LINK = re.compile(r"benchmarks\.md#([\w-]+)")
+
+
+def anchor(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(text: str) -> set[str]:
+    out, fenced = set(), False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and (m := re.match(r"#+\s+(.*)", line)):
+            out.add(anchor(m.group(1)))
+    return out
+
+
+def check_links(root: Path) -> list[str]:
+    home = root / HOME
+    targets = anchors(home.read_text(encoding="utf-8")) if home.exists() else set()
+    errors = []
+    for path in pages(root, keep_home=True):
+        page = path.relative_to(root).as_posix()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in LINK.finditer(line):
+                if m.group(1) not in targets:
+                    errors.append(f"{page}:{number}: link to {HOME}#{m.group(1)}: no such heading there")
+    return errors
 
 
 def check(root: Path, pending=PENDING) -> tuple[list[str], list[str]]:
     """Returns (errors, notes)."""
-    errors, notes = [], []
+    errors, notes = check_links(root), []
     left = set(pending)
     for path in pages(root):
         page = path.relative_to(root).as_posix()
@@ -215,6 +261,8 @@ FLAGGED = {
     "rate": ["stet served 111,688 req/s", "a full handshake: 644 hs/s", "1,018,979 messages/s"],
     "instructions": ["`/plaintext` 7,684 instructions against 7,717", "the report costs 29% fewer instructions to\n"
                      "build (1.93 M → 1.36 M)", "Ir per request: 7559 Ir"],
+    "profile-share": ["73% of its CPU is in the kernel", "55 % in libcrypto"],
+    "syscall-count": ["recvfrom 2, sendto 1, epoll_wait 2 per request", "plus a share of `epoll_wait` 0.02"],
     "peer-ratio": ["a full TLS 1.3 handshake costs 0.92× nginx's instructions", "1.6x fmt", "0.09× Beast"],
     "table": ["| routes | stet ns/dispatch | allocs |\n|---:|---:|---:|\n| 10 | 61 | 0 |\n",
               "| server | instructions / request |\n|---|---:|\n| stet | 7679 |\n"],
@@ -230,6 +278,7 @@ NOT_FLAGGED = [
     "RFC 9112 section 7.1.1, 255-byte names, HTTP/1.1 and 2 workers",
     "see [the figures](benchmarks.md#idle-memory)",
     "| flag | default (ms) |\n|---|---:|\n| `--header-timeout-ms` | 10000 |\n",
+    "up to 50 % of the budget; the `epoll_wait` loop; recvmsg calls",
     "| column | what it means |\n|---|---|\n| µs CPU/req | server CPU per request |\n",
 ]
 
@@ -268,6 +317,13 @@ def self_test() -> int:
             failures.append(f"a stale PENDING entry passed: {errors}")
         if check(root, pending=())[0]:
             failures.append(f"figures in {HOME} itself were reported")
+        (root / HOME).write_text("## Idle memory (per connection)\n", encoding="utf-8")
+        (root / "README.md").write_text("[a](docs/benchmarks.md#idle-memory-per-connection)\n", encoding="utf-8")
+        if check(root, pending=())[0]:
+            failures.append(f"a link to an existing heading was reported: {check(root, pending=())[0]}")
+        (root / "README.md").write_text("[a](docs/benchmarks.md#idle-memory-per-tls-connection)\n", encoding="utf-8")
+        if not any("no such heading" in e for e in check(root, pending=())[0]):
+            failures.append("a link to a missing heading passed")
     for f in failures:
         print(f"FAIL {f}")
     print(f"{len(failures)} failed")
@@ -281,7 +337,7 @@ def run(root: Path) -> int:
     for e in errors:
         print(e)
     if errors:
-        print(f"{len(errors)} figure(s) outside {HOME}: move each there (with its binary and command) and link it")
+        print(f"{len(errors)} problem(s): move each figure to {HOME} (with its binary and command) and link it; fix each link")
         return 1
     print(f"ok: no benchmark figure outside {HOME}")
     return 0
