@@ -141,6 +141,8 @@ stat_of() {  # cell server coding column(6 cpu, 7 rps)
   awk -F'\t' -v c="$1" -v s="$2" -v k="$3" -v col="$4" '$2 == c && $3 == s && $4 == k { print $col }' "$results" | median
 }
 
+provenance "$(reproduce_command bench/e2e/compression.sh "" DURATION ROUNDS CONNECTIONS STET_SERVER)" nginx wrk
+echo
 echo "| body | coding | stet µs/resp | nginx µs/resp | stet / nginx | stet req/s | nginx req/s | stet bytes | nginx bytes |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for pair in "report.json report.json /report.json /report.json" "app.css app.css /static/app.css /static/app.css" \

@@ -46,6 +46,10 @@ if [ "${TLS:-0}" = 1 ]; then
   tls_client=(--tls)
 fi
 
+# shellcheck disable=SC2046  # the peer names are words
+provenance "$(reproduce_command bench/e2e/idle_memory.sh "" COUNT SERVERS SILENT TLS STET_FLAGS STET_SERVER)" \
+  $([[ " $SERVERS " == *" nginx "* ]] && echo nginx)
+echo
 port=$BASE_PORT
 for name in $SERVERS; do
   port=$((port + 1))

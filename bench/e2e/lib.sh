@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# bench/e2e/lib.sh: shared by run.sh and instructions.sh (sourced, not run).
+# bench/e2e/lib.sh: shared by the bench/e2e scripts (sourced, not run).
 # Expects: $root (the repository), $here (bench/e2e) and $tmp (a private temp
 # dir that the caller removes) to be set, and `set -euo pipefail`.
 # shellcheck disable=SC2154  # root, here, tmp and stet_bin come from the caller
@@ -219,6 +219,79 @@ nginx_tls_listen() {
 nginx_command() { echo nginx -p "$1/" -e "$1/error.log" -c "$1/nginx.conf"; }
 
 # ------------------------------------------------------------------ reports --
+# What a published figure names (docs/benchmarks.md, "Provenance"): the binary
+# that was measured, as that binary reports itself, and the command that
+# reproduces the run. Never the checkout's HEAD: STET_SERVER may point at a
+# binary built from any commit.
+
+# Prints "stet VERSION (commit C)" from `$stet_bin --version` ("stet-server
+# 0.1.0 (commit abcdef1-dirty)"); a binary that cannot say is labelled so.
+stet_label() {
+  local line=""
+  line="$("$stet_bin" --version 2>/dev/null | head -n1)" || true
+  if [[ "$line" =~ ^stet-server\ ([^ ]+)\ \(commit\ ([^\)]+)\)$ ]]; then
+    echo "stet ${BASH_REMATCH[1]} (commit ${BASH_REMATCH[2]})"
+  else
+    echo "stet, commit unknown (\`$stet_bin --version\` said: '${line:-nothing}')"
+  fi
+}
+
+# The peers that bench/e2e/peers builds come from this checkout, not from the
+# stet binary: their label is the checkout's commit (peer_versions adds it).
+checkout_label() {
+  git -C "$root" describe --always --abbrev=7 --dirty=-dirty --match=NONE 2>/dev/null || echo unknown
+}
+
+# Prints the command that reproduces this run: NAME=value for every variable
+# named that is set (after the script's defaults, so every value is explicit),
+# then the script (relative to the repository) and its arguments.
+#   reproduce_command "bench/e2e/run.sh" "$*" DURATION ROUNDS SERVERS STET_SERVER ...
+reproduce_command() {
+  local script="$1" args="$2" name value words=()
+  shift 2
+  for name in "$@"; do
+    [ -n "${!name+set}" ] || continue
+    value="${!name}"
+    if [[ "$value" =~ ^[A-Za-z0-9_./:,+=-]*$ ]]; then words+=("$name=$value"); else words+=("$name=\"$value\""); fi
+  done
+  echo "${words[*]}${words[*]:+ }$script${args:+ $args}"
+}
+
+# The versions of the named peers and tools, "; "-separated (one line).
+peer_versions() {
+  local name line="" versions=()
+  for name in "$@"; do
+    case "$name" in
+      nginx) versions+=("$( (nginx -v 2>&1 || true) | sed 's/^nginx version: //')") ;;
+      beast) versions+=("Boost.Beast $(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp |
+                                  tr _ .) (bench/e2e/peers at $(checkout_label))") ;;
+      restinio) versions+=("RESTinio $(dpkg-query -W -f='${Version}' librestinio-dev 2>/dev/null || echo '?') on Boost.Asio (bench/e2e/peers at $(checkout_label))") ;;
+      httplib) versions+=("cpp-httplib $(dpkg-query -W -f='${Version}' libcpp-httplib-dev 2>/dev/null || echo '?') (bench/e2e/peers at $(checkout_label))") ;;
+      floor) versions+=("floor (bench/e2e/peers at $(checkout_label))") ;;
+      wrk) versions+=("$( (wrk -v 2>&1 || true) | head -n1 | awk '{print $1, $2}')") ;;
+      openssl) versions+=("$(openssl version 2>/dev/null || echo 'OpenSSL ?')") ;;
+      valgrind) versions+=("$(valgrind --version 2>/dev/null || echo 'valgrind ?')") ;;
+      strace) versions+=("strace $( (strace -V 2>/dev/null || echo '?') | head -n1 | awk '{print $NF}')") ;;
+      *) versions+=("$name") ;;
+    esac
+  done
+  for name in "${versions[@]}"; do line+="${line:+; }$name"; done
+  echo "$line"
+}
+
+# The lines a printed table starts with: measured binary, command, peers, machine.
+#   provenance "$command" nginx wrk
+provenance() {
+  local command="$1"
+  shift
+  echo "- Measured: $(stet_label)"
+  echo "- Command: \`$command\`"
+  if [ $# -gt 0 ]; then echo "- Peers and tools: $(peer_versions "$@")"; fi
+  echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: $(nproc) cores," \
+       "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1), Linux $(uname -r);" \
+       "load $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
 # Replaces the block between "<!-- MARK:begin" and "<!-- MARK:end" lines in
 # FILE by the contents of BLOCK (which carries its own marker lines), keeping
 # everything else: the history written by hand around it stays. A file without

@@ -71,6 +71,9 @@ read -r loaded _ < <(measure /plaintext "$CONNECTIONS")
 wait "$slow_pid" || true
 slow_pid=""
 
+provenance "$(reproduce_command bench/e2e/offload.sh "" DURATION CONNECTIONS CONCURRENT SLOW_MS OFFLOAD_THREADS \
+              STET_SERVER)" wrk
+echo
 echo "| measure | value |"
 echo "|---|---|"
 echo "| server CPU per /plaintext | ${plain_cpu} µs |"

@@ -4,10 +4,11 @@
 #
 #   bench/e2e/run.sh                           # full run (DURATION=5 ROUNDS=3): writes
 #                                              #   docs/benchmarks.md and docs/benchmarks-cpu.png
-#   DURATION=2 ROUNDS=3 bench/e2e/run.sh       # shorter cells
+#   OUT= PLOT= DURATION=2 bench/e2e/run.sh     # prints the block, writes no file
 #   bench/e2e/run.sh --smoke                   # CI: stet alone, 1 s, 1 round, no peer
-#                                              #   install; exits non-zero unless the table
-#                                              #   is well formed (never judges a timing)
+#                                              #   install, writes no file unless OUT names
+#                                              #   one; exits non-zero unless the table is
+#                                              #   well formed (never judges a timing)
 #
 # What it does: installs the peers from Debian packages when missing (nginx,
 # librestinio-dev, gnuplot-nox, wrk, curl), builds stet-server (Release) and the
@@ -33,7 +34,14 @@
 #                    checks a cached file every 60 s (open_file_cache_valid's
 #                    default), so stet gets the same window; 0 = a stat per hit
 #   ENDPOINTS="plaintext json ..."  a subset of the endpoint ids below, in table order
-#   OUT=docs/benchmarks.md   PLOT=docs/benchmarks-cpu.png   KEEP_TMP=1 keeps the temp dir
+#   OUT=docs/benchmarks.md   the page whose e2e block is rewritten; OUT= (empty) writes
+#                    no page (the block is printed either way); --smoke: no page unless set
+#   PLOT=OUT's name with -cpu.png (docs/benchmarks-cpu.png); PLOT= (empty) draws none;
+#                    --smoke: none unless set
+#   KEEP_TMP=1 keeps the temp dir
+# The block names the measured binary as it reports itself (`stet-server
+# --version`: version and commit), not the checkout, and the command with every
+# variable that shaped the table, so that the command reproduces it.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -49,8 +57,8 @@ case "${1:-}" in
 esac
 
 if [ "$smoke" = 1 ]; then
-  # CI: stet alone, short, nothing installed but the client tools, output kept
-  # out of docs/ (a smoke run must never overwrite the committed results).
+  # CI: stet alone, short, nothing installed but the client tools, no page
+  # written unless OUT names one (a smoke run never overwrites the results).
   DURATION=1 ROUNDS=1 WARMUP=0 SERVERS=stet
 fi
 DURATION="${DURATION:-5}"
@@ -62,14 +70,15 @@ BASE_PORT="${BASE_PORT:-18480}"
 STET_REVALIDATE_MS="${STET_REVALIDATE_MS-60000}"
 PIPELINE_DEPTH=16  # fixed in pipeline.lua
 
-tmp="$(mktemp -d /tmp/stet-e2e.XXXXXX)"
+# Set but empty means "write nothing" (":-" would turn it into the default and
+# overwrite the published page); a smoke run writes nowhere unless told.
 if [ "$smoke" = 1 ]; then
-  OUT="${OUT:-$tmp/benchmarks.md}"
-  PLOT="${PLOT:-}"
+  OUT="${OUT-}" PLOT="${PLOT-}"
 else
-  OUT="${OUT:-$root/docs/benchmarks.md}"
-  PLOT="${PLOT:-$root/docs/benchmarks-cpu.png}"
+  OUT="${OUT-$root/docs/benchmarks.md}"
+  if [ -n "$OUT" ]; then PLOT="${PLOT-$(dirname "$OUT")/$(basename "$OUT" .md)-cpu.png}"; else PLOT="${PLOT-}"; fi
 fi
+tmp="$(mktemp -d /tmp/stet-e2e.XXXXXX)"
 
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$here/lib.sh"
@@ -84,9 +93,14 @@ trap 'exit 130' INT TERM
 build_peers() {
   local build="$root/build-e2e/peers" launcher=()
   if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-  log "building the peers (Beast, RESTinio, floor)"
+  # Only the peers this run starts (Beast and RESTinio take minutes to compile).
+  local name targets=()
+  for name in $SERVERS; do
+    case "$name" in beast | restinio | floor) targets+=("${name}_server") ;; esac
+  done
+  log "building the peers: ${targets[*]}"
   cmake -S "$here/peers" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
-  cmake --build "$build" -j"$(nproc)" >/dev/null
+  cmake --build "$build" --target "${targets[@]}" -j"$(nproc)" >/dev/null
   beast_bin="$build/beast_server"
   floor_bin="$build/floor_server"
   restinio_bin="$build/restinio_server"
@@ -374,54 +388,54 @@ write_tables() {
 }
 
 write_environment() {
-  local stet_version versions servers name
-  stet_version="$(curl -s --max-time 5 "http://127.0.0.1:${server_port[stet]}/-/versions.json" |
-                  sed -n 's/.*"stet":"\([^"]*\)".*/\1/p')"
-  versions="stet ${stet_version:-?} (git $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+  local servers name peers=()
   servers="stet-server \`--threads 1 --no-access-log${stet_static_flag}\`"
   for name in $SERVERS; do
     case "$name" in
       nginx)
-        versions+="; $(nginx -v 2>&1 | sed 's/^nginx version: //')"
         servers+="; nginx \`worker_processes 1\`, \`return 200\` for /plaintext and /json, static directory with"
         servers+=" \`sendfile on; open_file_cache max=1000; access_log off\`"
         servers+=" (a cached file is checked every 60 s: \`open_file_cache_valid\`'s default)" ;;
       beast)
-        versions+="; Boost.Beast $(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp | tr _ .)"
         servers+="; Beast: \`bench/e2e/peers/beast_server.cpp\` (/plaintext, /json)" ;;
       floor)
         servers+="; floor: \`bench/e2e/peers/floor_server.cpp\` (not an HTTP server: one recv and one send per"
         servers+=" request, a fixed answer; the kernel's share of a request, which no server can remove)" ;;
       restinio)
-        versions+="; RESTinio $(dpkg-query -W -f='${Version}' librestinio-dev 2>/dev/null) on Boost.Asio"
         servers+="; RESTinio: \`bench/e2e/peers/restinio_server.cpp\` (/plaintext, /json)" ;;
     esac
+    if [ "$name" != stet ]; then peers+=("$name"); fi
   done
-  versions+="; $( (wrk -v 2>&1 || true) | head -n1 | awk '{print $1, $2}')"
-  echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "- Command: \`$run_command\`"
-  echo "- Machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)," \
-       "Linux $(uname -r); shared with other work, hence CPU/request as the steady figure"
+  provenance "$run_command" "${peers[@]}" wrk
   echo "- Placement: every server \`taskset -c 0\` with one worker/thread on 127.0.0.1;" \
-       "\`wrk -t1 -c$CONNECTIONS --latency\` \`taskset -c 1\`; cells interleaved server by server, round by round"
-  echo "- Versions: $versions"
+       "\`wrk -t1 -c$CONNECTIONS --latency\` \`taskset -c 1\`; cells interleaved server by server, round by round;" \
+       "the machine is shared with other work, hence CPU/request as the steady figure"
   echo "- Servers: $servers"
   echo "- Server CPU µs/request = (utime+stime of the server from /proc/PID/stat, after − before) ÷ responses" \
        "wrk completed. \"n/a\": that server answers 404 there (not built yet, or not a feature of that peer)"
 }
 
+# Writes the block to $block (always: it is printed and checked) and into OUT
+# when OUT names a page.
+block="$tmp/block.md"
 write_report() {
-  local block="$tmp/block.md"
+  local image="$PLOT"
+  # The page links the plot by a path relative to itself when they share a directory.
+  if [ -n "$OUT" ] && [ "$(dirname "$PLOT")" = "$(dirname "$OUT")" ]; then image="$(basename "$PLOT")"; fi
   {
     echo "<!-- e2e:begin (generated by bench/e2e/run.sh; edit outside these markers) -->"
     write_environment
     echo
     write_tables
-    if [ -n "$PLOT" ]; then echo; echo "![server CPU µs per request](benchmarks-cpu.png)"; fi
+    if [ -n "$PLOT" ]; then echo; echo "![server CPU µs per request]($image)"; fi
     echo "<!-- e2e:end -->"
   } > "$block"
-  replace_block "$OUT" e2e "$block"
-  log "wrote $OUT"
+  if [ -n "$OUT" ]; then
+    replace_block "$OUT" e2e "$block"
+    log "wrote $OUT"
+  else
+    log "OUT is empty: no page written"
+  fi
 }
 
 # Clustered bars of CPU µs/request per endpoint and server, log scale (the
@@ -472,25 +486,27 @@ EOF
 # The smoke test's only judgement: the table is well formed (not how fast).
 check_table() {
   local table="$tmp/table.md"
-  sed -n '/^| endpoint | server |/,/^$/p' "$OUT" > "$table"
-  [ -s "$table" ] || die "smoke: no results table in $OUT"
+  sed -n '/^| endpoint | server |/,/^$/p' "$block" > "$table"
+  [ -s "$table" ] || die "smoke: no results table"
   awk -F'|' '
     NF == 0 { next }
     NR == 1 { cols = NF; next }
     NF != cols { print "smoke: row " NR " has " NF - 2 " cells, header has " cols - 2; bad = 1 }
     $2 ~ /^ \/plaintext $/ && $3 ~ /stet/ { row = 1; if ($4 !~ /^ [0-9]+( \(errors: [0-9]+\))? $/ || $7 !~ /^ [0-9.]+ $/) { print "smoke: stet /plaintext has no numbers: " $0; bad = 1 } }
     END { if (!row) { print "smoke: no stet /plaintext row"; bad = 1 } exit bad }
-  ' "$table" >&2 || die "smoke: malformed table in $OUT"
+  ' "$table" >&2 || die "smoke: malformed table"
   log "smoke: table well formed"
 }
 
 # --------------------------------------------------------------------- main --
 main() {
-  if [ "$smoke" = 1 ]; then
-    install_packages wrk curl util-linux iproute2 procps
-  else
-    install_packages wrk curl util-linux iproute2 procps nginx librestinio-dev gnuplot-nox
-  fi
+  # Only what this run uses (the smoke run: the client tools alone).
+  local packages=(wrk curl util-linux iproute2 procps)
+  case " $SERVERS " in *" nginx "*) packages+=(nginx) ;; esac
+  # bench/e2e/peers configures with RESTinio's headers whichever peer it builds.
+  case " $SERVERS " in *" restinio "* | *" beast "* | *" floor "*) packages+=(librestinio-dev) ;; esac
+  if [ -n "$PLOT" ]; then packages+=(gnuplot-nox); fi
+  install_packages "${packages[@]}"
   [[ " $SERVERS " == *" stet "* ]] || die "SERVERS must include stet (the ratios are stet's)"
   clk_tck="$(getconf CLK_TCK)"
   build_stet
@@ -501,17 +517,15 @@ main() {
   probe_all
   run_all
   summarise
-  run_command="$(env_prefix)bench/e2e/run.sh${command_line:+ $command_line}"
+  # Every variable that shapes the table, with its value (STET_SERVER and
+  # ENDPOINTS only when given); where the page and plot go does not.
+  run_command="$(reproduce_command bench/e2e/run.sh "$command_line" DURATION ROUNDS CONNECTIONS WARMUP SERVERS \
+                 STET_SERVER STET_REVALIDATE_MS ENDPOINTS)"
   write_report
   write_plot
   # Print the generated block for the log.
-  sed -n '/^<!-- e2e:begin/,/^<!-- e2e:end/p' "$OUT" | sed '1d;$d'
+  sed '1d;$d' "$block"
   check_table
-}
-
-env_prefix() {
-  [ "$smoke" = 1 ] && return 0
-  echo "DURATION=$DURATION ROUNDS=$ROUNDS CONNECTIONS=$CONNECTIONS STET_REVALIDATE_MS=$STET_REVALIDATE_MS ${ENDPOINTS:+ENDPOINTS=\"$ENDPOINTS\" }"
 }
 
 main

@@ -80,6 +80,10 @@ measure() {
     'BEGIN { printf "%.0f %.1f\n", ops / d, t / hz * 1e6 / ops }'
 }
 
+# shellcheck disable=SC2046  # the peer names are words
+provenance "$(reproduce_command bench/e2e/tls.sh "" DURATION SERVERS STET_SERVER)" \
+  $([[ " $SERVERS " == *" nginx "* ]] && echo nginx) openssl
+echo
 printf '| server | keep-alive req/s | µs CPU/req | full TLS 1.3 hs/s | µs CPU/hs | full TLS 1.2 hs/s | µs CPU/hs | resumed TLS 1.2 hs/s | µs CPU/hs | resumed/full CPU (1.2) |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|\n'
 port=$BASE_PORT

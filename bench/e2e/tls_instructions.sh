@@ -78,6 +78,10 @@ count() {
   awk -v n="$n" '/^(summary|totals):/ { if (n > 0) printf "%d %.0f\n", n, $2 / n; else print "0 n/a"; exit }' "$file"
 }
 
+# shellcheck disable=SC2046  # the peer names are words
+provenance "$(reproduce_command bench/e2e/tls_instructions.sh "" SECONDS_PER_RUN SERVERS STET_SERVER)" \
+  $([[ " $SERVERS " == *" nginx "* ]] && echo nginx) openssl valgrind
+echo
 printf '| server | full TLS 1.3 handshakes | Ir/handshake | full TLS 1.2 handshakes | Ir/handshake |\n'
 printf '|---|---|---|---|---|\n'
 port=$BASE_PORT

@@ -234,14 +234,16 @@ PY
 table="$table
 
 SHA-256 alone (OpenSSL, 64 KiB pieces, same machine): $sha_ms CPU ms/MB."
+# shellcheck disable=SC2046  # the peer names are words
+table="$(provenance "$(reproduce_command bench/e2e/upload.sh "" RUNS RAW_MIB PART_MIB PARTS SERVERS STET_SERVER)" \
+           $(for p in $SERVERS; do case "$p" in httplib | nginx) echo "$p" ;; esac; done))
+
+$table"
 echo "$table"
 if [ -n "${REPORT:-}" ]; then
   block="$tmp/block.md"
   {
     echo "<!-- uploads:begin (written by bench/e2e/upload.sh; text outside the markers is kept) -->"
-    echo "Run $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg);"
-    echo "RUNS=$RUNS RAW_MIB=$RAW_MIB PART_MIB=$PART_MIB PARTS=$PARTS, medians; stet-server: \`${stet_bin#"$root/"}\`."
-    echo
     echo "$table"
     echo "<!-- uploads:end -->"
   } > "$block"

@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include "build_commit.hpp"
+
 #include <stet/config.hpp>
 #include <stet/cors.hpp>
 
@@ -168,7 +170,9 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view flag = args[i];
     if (flag == "--help" || flag == "-h") return {std::nullopt, usage(), 0};
-    if (flag == "--version") return {std::nullopt, fmt::format("stet-server (stet) {}\n", stet::version_string), 0};
+    if (flag == "--version") {
+      return {std::nullopt, fmt::format("stet-server {} (commit {})\n", stet::version_string, build_commit()), 0};
+    }
     if (flag == "--no-access-log") {
       o.access_log = false;
       continue;

@@ -1,6 +1,6 @@
 #pragma once
 // Where a suspended task resumes: the thread it was suspended on. A worker
-// implements this over its io_context (src/net/worker_executor.*),
+// implements this over its io_context (src/net/server/worker_executor.*),
 // router::handle() with a small loop of its own (local_loop.hpp); each installs
 // itself as its thread's executor, which stet's awaitables find when they
 // suspend. Nothing here knows Asio, so the router may use it.

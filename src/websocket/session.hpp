@@ -3,7 +3,7 @@
 // a message_reader, the route's callbacks, frames out through a send queue,
 // the close handshake, pings and the idle rule, back-pressure, topics and
 // permessage-deflate. It owns no socket and no thread: the transport side
-// (src/net/websocket_connection.*) feeds it bytes, writes its queue, runs its
+// (src/net/ws/websocket_connection.*) feeds it bytes, writes its queue, runs its
 // timer and tells it when the connection ended, through the hooks below.
 //
 // States: open (messages both ways) -> closing (our close frame is queued;
