@@ -10,14 +10,12 @@
 
 namespace stet::detail {
 
-void exchange_observer::dispatching(const request& req) noexcept {
-  if (!owner_.timing()) return;
+void exchange_observer::time_dispatch(const request& req) noexcept {
   handler_start_ = clock::now();
   record_phase(owner_.counters(), owner_.tracer(), stet::phase::parse, message_start_time_, handler_start_, &req);
 }
 
-void exchange_observer::handled(const request& req, response& r) {
-  if (!owner_.timing()) return;
+void exchange_observer::time_handler(const request& req, response& r) {
   const clock::time_point now = clock::now();
   record_phase(owner_.counters(), owner_.tracer(), stet::phase::handle, handler_start_, now, &req);
   const server_options& options = owner_.options();
@@ -32,22 +30,15 @@ void exchange_observer::handled(const request& req, response& r) {
   }
 }
 
-void exchange_observer::answered(const request* req, const response& r, const tls_info* tls) {
-  const unsigned code = to_int(r.status());
-  single_writer_add(owner_.counters().requests_by_status[code % 600]);
-  if (!owner_.logging()) return;
-  const bool sends_body = req == nullptr || (req->method() != stet::method::head && !status_forbids_body(r.status()));
-  log(req, code, sends_body ? r.content_length() : 0, tls);
+void exchange_observer::time_write() noexcept {
+  record_phase(owner_.counters(), owner_.tracer(), stet::phase::write, write_start_, clock::now(), nullptr);
 }
 
-void exchange_observer::batch_written() noexcept {
-  if (owner_.timing()) {
-    record_phase(owner_.counters(), owner_.tracer(), stet::phase::write, write_start_, clock::now(), nullptr);
-  }
-}
-
-// `req` is null for a request that could not be parsed.
-void exchange_observer::log(const request* req, unsigned status, std::uint64_t bytes, const tls_info* tls) {
+// `req` is null for a request that could not be parsed (its error page's
+// whole length is counted).
+void exchange_observer::log(const request* req, const response& answer, const tls_info* tls) {
+  const bool sends_body =
+      req == nullptr || (req->method() != stet::method::head && !status_forbids_body(answer.status()));
   access_record r;
   if (req != nullptr && request_access::trusts_proxies(*req)) {
     r.remote = req->client_address_text();
@@ -58,8 +49,8 @@ void exchange_observer::log(const request* req, unsigned status, std::uint64_t b
   r.method = req != nullptr ? req->method_name() : "-";
   r.target = req != nullptr ? req->target() : "-";
   r.version = req != nullptr ? req->version() : 11;
-  r.status = status;
-  r.bytes = bytes;
+  r.status = to_int(answer.status());
+  r.bytes = sends_body ? answer.content_length() : 0;
   if (req != nullptr) {
     r.referer = req->header("referer").value_or("");
     r.user_agent = req->header("user-agent").value_or("");

@@ -10,6 +10,7 @@
 #include <stet/response.hpp>
 #include <stet/tls.hpp>
 
+#include "counters/counter_add.hpp"
 #include "net/server/worker.hpp"
 
 #include <chrono>
@@ -31,21 +32,33 @@ class exchange_observer {
   /// The bytes about to be parsed begin a new message.
   void message_started() noexcept { message_start_time_ = read_time_; }
   /// The request goes to its handler now: the parse phase ends.
-  void dispatching(const request& req) noexcept;
+  void dispatching(const request& req) noexcept {
+    if (owner_.timing()) time_dispatch(req);
+  }
   /// The handler's answer `r` (before compression): the handle phase, the
   /// route's counters, Server-Timing.
-  void handled(const request& req, response& r);
+  void handled(const request& req, response& r) {
+    if (owner_.timing()) time_handler(req, r);
+  }
   /// `r` is queued as the answer to `req` (null: a request that could not be
   /// parsed): the count by status and the access log line.
-  void answered(const request* req, const response& r, const tls_info* tls);
+  void answered(const request* req, const response& r, const tls_info* tls) {
+    single_writer_add(owner_.counters().requests_by_status[to_int(r.status()) % 600]);
+    if (owner_.logging()) log(req, r, tls);
+  }
   void write_started() noexcept {
     if (owner_.timing()) write_start_ = clock::now();
   }
   /// A batch of answers (not a streamed piece, whose time is the stream's) is written.
-  void batch_written() noexcept;
+  void batch_written() noexcept {
+    if (owner_.timing()) time_write();
+  }
 
  private:
-  void log(const request* req, unsigned status, std::uint64_t bytes, const tls_info* tls);
+  void time_dispatch(const request& req) noexcept;
+  void time_handler(const request& req, response& r);
+  void time_write() noexcept;
+  void log(const request* req, const response& r, const tls_info* tls);
   void count_route(const request& req, stet::status s, clock::duration handler_time);
 
   worker& owner_;
