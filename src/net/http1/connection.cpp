@@ -169,7 +169,7 @@ void connection::on_read(const boost::system::error_code& ec, std::size_t n) {
     return;
   }
   x_->end += n;
-  observer_.read_completed();
+  observer_.read_completed(owner_);
   if (x_->parser.in_message() && owner_.options().min_body_rate != 0 && body_too_slow(n, steady::now())) {
     abort_stream(make_error_code(error::body_too_slow));
     fail(error::body_too_slow);
@@ -290,7 +290,7 @@ void connection::on_message_complete() {
     x.end_request();
     return;
   }
-  observer_.dispatching(x.request);
+  observer_.dispatching(owner_, x.request);
   dispatch_outcome o = router_access::start(owner_.routes(), x.request, x.route);
   switch (o.what) {
     case dispatch_outcome::kind::body_sink: feed_whole_body(std::move(o.slot)); return;
@@ -311,9 +311,9 @@ void connection::begin_dispatch() {
 
 void connection::answer(dispatch_outcome&& o, request& req) {
   response& r = o.answer;
-  observer_.handled(req, r);
+  observer_.handled(owner_, req, r);
   const bool omit_content_length = compress_answer(owner_.options().compression, req, r);
-  observer_.answered(&req, r, stream_->tls());
+  observer_.answered(owner_, &req, r, peer_, stream_->tls());
   if (o.what == dispatch_outcome::kind::upgrade) {
     upgrade_ = std::move(o.upgrade);
     ws::append_switching_head(x_->output.text(), *upgrade_, r.header_block());
@@ -384,7 +384,7 @@ void connection::abandon_answer() {
 void connection::fail(stet::error e) {
   take_exchange();
   response r = detail::error_page(e);
-  observer_.answered(nullptr, r, stream_->tls());
+  observer_.answered(owner_, nullptr, r, peer_, stream_->tls());
   queue_response(std::move(r), false, true);
 }
 

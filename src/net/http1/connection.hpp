@@ -113,7 +113,7 @@ class connection final : public std::enable_shared_from_this<connection>, public
   worker& owner_;
   std::unique_ptr<transport> stream_;
   endpoint peer_;
-  exchange_observer observer_{owner_, peer_};
+  exchange_observer observer_;
   phase phase_ = phase::reading;
   deadline_hook deadline_;
 

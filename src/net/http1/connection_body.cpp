@@ -67,7 +67,7 @@ bool connection::start_stream(bool awaits_100) {
   exchange& x = *x_;
   begin_dispatch();
   request_access::set_body(x.request, {});
-  observer_.dispatching(x.request);
+  observer_.dispatching(owner_, x.request);
   dispatch_outcome o = router_access::start(owner_.routes(), x.request, x.route);
   if (o.what == dispatch_outcome::kind::body_sink) {
     upload_ = std::move(o.slot);

@@ -44,7 +44,7 @@ void connection::queue_stream(response&& r, bool head_request, bool close) {
 }
 
 void connection::flush() {
-  observer_.write_started();
+  observer_.write_started(owner_);
   writing_piece_ = false;
   write_next();
 }
@@ -78,7 +78,7 @@ void connection::writable(void* self, const boost::system::error_code& ec, std::
 }
 
 void connection::on_written() {
-  if (!writing_piece_) observer_.batch_written();
+  if (!writing_piece_) observer_.batch_written(owner_);
   answered_ = true;
   x_->output.clear();
   if (x_->stream.is_stream()) {

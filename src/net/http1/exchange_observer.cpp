@@ -10,16 +10,16 @@
 
 namespace stet::detail {
 
-void exchange_observer::time_dispatch(const request& req) noexcept {
+void exchange_observer::time_dispatch(worker& w, const request& req) noexcept {
   handler_start_ = clock::now();
-  record_phase(owner_.counters(), owner_.tracer(), stet::phase::parse, message_start_time_, handler_start_, &req);
+  record_phase(w.counters(), w.tracer(), stet::phase::parse, message_start_time_, handler_start_, &req);
 }
 
-void exchange_observer::time_handler(const request& req, response& r) {
+void exchange_observer::time_handler(worker& w, const request& req, response& r) {
   const clock::time_point now = clock::now();
-  record_phase(owner_.counters(), owner_.tracer(), stet::phase::handle, handler_start_, now, &req);
-  const server_options& options = owner_.options();
-  if (options.metrics) count_route(req, r.status(), now - handler_start_);
+  record_phase(w.counters(), w.tracer(), stet::phase::handle, handler_start_, now, &req);
+  const server_options& options = w.options();
+  if (options.metrics) count_route(w, req, r.status(), now - handler_start_);
   if (options.server_timing) {
     const std::chrono::duration<double, std::milli> parse_ms = handler_start_ - message_start_time_;
     const std::chrono::duration<double, std::milli> handler_ms = now - handler_start_;
@@ -30,20 +30,21 @@ void exchange_observer::time_handler(const request& req, response& r) {
   }
 }
 
-void exchange_observer::time_write() noexcept {
-  record_phase(owner_.counters(), owner_.tracer(), stet::phase::write, write_start_, clock::now(), nullptr);
+void exchange_observer::time_write(worker& w) noexcept {
+  record_phase(w.counters(), w.tracer(), stet::phase::write, write_start_, clock::now(), nullptr);
 }
 
 // `req` is null for a request that could not be parsed (its error page's
 // whole length is counted).
-void exchange_observer::log(const request* req, const response& answer, const tls_info* tls) {
+void exchange_observer::log(worker& w, const request* req, const response& answer, const endpoint& peer,
+                            const tls_info* tls) {
   const bool sends_body =
       req == nullptr || (req->method() != stet::method::head && !status_forbids_body(answer.status()));
   access_record r;
   if (req != nullptr && request_access::trusts_proxies(*req)) {
     r.remote = req->client_address_text();
   } else {
-    if (peer_text_.empty()) peer_text_ = peer_.address_string();
+    if (peer_text_.empty()) peer_text_ = peer.address_string();
     r.remote = peer_text_;
   }
   r.method = req != nullptr ? req->method_name() : "-";
@@ -59,16 +60,16 @@ void exchange_observer::log(const request* req, const response& answer, const tl
     r.tls_protocol = tls->protocol;
     r.tls_cipher = tls->cipher;
   }
-  owner_.log_access(r);
+  w.log_access(r);
 }
 
 // Per-route counters: the route the router matched (none for its automatic
 // answers, which only the totals count). The chunk holding a route's counters
 // is allocated the first time that route answers on this worker.
-void exchange_observer::count_route(const request& req, stet::status s, clock::duration handler_time) {
+void exchange_observer::count_route(worker& w, const request& req, stet::status s, clock::duration handler_time) {
   const std::uint32_t id = route_params_access::route_id(req.params());
   if (id == route_params_access::no_route) return;
-  route_counters* c = owner_.counters().per_route.at(id);
+  route_counters* c = w.counters().per_route.at(id);
   if (c == nullptr) return;
   const unsigned status_class = to_int(s) / 100;
   if (status_class >= 1 && status_class <= 5) single_writer_add(c->by_class[status_class - 1]);

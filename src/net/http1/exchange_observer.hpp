@@ -3,7 +3,9 @@
 // (metrics histograms, a tracer, the Server-Timing header), the per-route
 // counters, the count by status and the access log line. The connection says
 // what happened and when; the observer decides what, if anything, to record,
-// so the state machine carries no clock and no log.
+// so the state machine carries no clock and no log. It holds only its own
+// state (an idle connection pays for every byte here): the worker it records
+// into is passed in by the connection, which holds it anyway.
 
 #include <stet/endpoint.hpp>
 #include <stet/request.hpp>
@@ -23,46 +25,43 @@ class exchange_observer {
  public:
   using clock = std::chrono::steady_clock;
 
-  exchange_observer(worker& owner, const endpoint& peer) noexcept : owner_(owner), peer_(peer) {}
-
   /// A read completed (its time is the start of any message it began).
-  void read_completed() noexcept {
-    if (owner_.timing()) read_time_ = clock::now();
+  void read_completed(const worker& w) noexcept {
+    if (w.timing()) read_time_ = clock::now();
   }
   /// The bytes about to be parsed begin a new message.
   void message_started() noexcept { message_start_time_ = read_time_; }
   /// The request goes to its handler now: the parse phase ends.
-  void dispatching(const request& req) noexcept {
-    if (owner_.timing()) time_dispatch(req);
+  void dispatching(worker& w, const request& req) noexcept {
+    if (w.timing()) time_dispatch(w, req);
   }
   /// The handler's answer `r` (before compression): the handle phase, the
   /// route's counters, Server-Timing.
-  void handled(const request& req, response& r) {
-    if (owner_.timing()) time_handler(req, r);
+  void handled(worker& w, const request& req, response& r) {
+    if (w.timing()) time_handler(w, req, r);
   }
   /// `r` is queued as the answer to `req` (null: a request that could not be
   /// parsed): the count by status and the access log line.
-  void answered(const request* req, const response& r, const tls_info* tls) {
-    single_writer_add(owner_.counters().requests_by_status[to_int(r.status()) % 600]);
-    if (owner_.logging()) log(req, r, tls);
+  /// `peer` and `tls`: the connection's, for the log line.
+  void answered(worker& w, const request* req, const response& r, const endpoint& peer, const tls_info* tls) {
+    single_writer_add(w.counters().requests_by_status[to_int(r.status()) % 600]);
+    if (w.logging()) log(w, req, r, peer, tls);
   }
-  void write_started() noexcept {
-    if (owner_.timing()) write_start_ = clock::now();
+  void write_started(const worker& w) noexcept {
+    if (w.timing()) write_start_ = clock::now();
   }
   /// A batch of answers (not a streamed piece, whose time is the stream's) is written.
-  void batch_written() noexcept {
-    if (owner_.timing()) time_write();
+  void batch_written(worker& w) noexcept {
+    if (w.timing()) time_write(w);
   }
 
  private:
-  void time_dispatch(const request& req) noexcept;
-  void time_handler(const request& req, response& r);
-  void time_write() noexcept;
-  void log(const request* req, const response& r, const tls_info* tls);
-  void count_route(const request& req, stet::status s, clock::duration handler_time);
+  void time_dispatch(worker& w, const request& req) noexcept;
+  void time_handler(worker& w, const request& req, response& r);
+  void time_write(worker& w) noexcept;
+  void log(worker& w, const request* req, const response& r, const endpoint& peer, const tls_info* tls);
+  static void count_route(worker& w, const request& req, stet::status s, clock::duration handler_time);
 
-  worker& owner_;
-  const endpoint& peer_;
   std::string peer_text_;  // formatted on first use (only the access log needs it)
   clock::time_point read_time_{};           // completion of the latest read
   clock::time_point message_start_time_{};  // the read that brought the message's first byte
