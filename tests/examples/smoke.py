@@ -44,6 +44,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+def request_on(port, method, path, body=None, headers=None):
+    """(status, lower-cased headers, body) of one request to 127.0.0.1:port."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_SECONDS)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
 class Example:
     """One running example. The port is picked here and passed as argv[1]; if
     another process takes it first, the example exits and is started again."""
@@ -71,13 +82,7 @@ class Example:
         return False
 
     def request(self, method, path, body=None, headers=None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_SECONDS)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            r = conn.getresponse()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-        finally:
-            conn.close()
+        return request_on(self.port, method, path, body, headers)
 
     def stop(self):
         if self.proc.poll() is None:
@@ -92,15 +97,76 @@ class Example:
         return self
 
     def __exit__(self, *exc):
+        running = self.proc.poll() is None
         self.stop()
+        # Every example stops gracefully on SIGTERM (stet::run_until_signal): exit 0.
+        if running and exc[0] is None:
+            check(self.proc.returncode == 0, f"SIGTERM: exit status {self.proc.returncode}")
+
+
+def start_hello(binary, port):
+    """hello on `port`; returns the process and the port it printed it listens on."""
+    proc = subprocess.Popen([binary, str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    match = re.fullmatch(r"hello: listening on http://127\.0\.0\.1:(\d+)/\n", line)
+    if not match:
+        proc.kill()
+        raise Failure(f"hello {port}: printed {line!r}, stderr {proc.communicate(timeout=10)[1]!r}")
+    check(port == 0 or int(match.group(1)) == port, f"asked for {port}, printed {line!r}")
+    return proc, int(match.group(1))
+
+
+def send_head_then_body_around_sigterm(proc, port):
+    """A request in flight when SIGTERM comes (its head sent, its body not):
+    the server waits for the body and answers before it exits."""
+    with socket.create_connection(("127.0.0.1", port), timeout=REQUEST_SECONDS) as s:
+        s.sendall(b"GET /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n")
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)  # a server that did not wait would have closed the connection by now
+        check(proc.poll() is None, f"exited {proc.returncode} with a request in flight")
+        s.sendall(b"12345")
+        answer = s.makefile("rb").read()
+    check(answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b"\r\n\r\nHello from /hello\n"),
+          f"the request in flight got {answer!r}")
+    check(b"\r\nConnection: close\r\n" in answer, f"no Connection: close while stopping: {answer!r}")
 
 
 def hello(binary, _extra):
-    with Example(binary) as e:
-        status, _, body = e.request("GET", "/hello")
+    proc, port = start_hello(binary, 0)
+    try:
+        status, _, body = request_on(port, "GET", "/hello")
         check(status == 200 and body == b"Hello from /hello\n", f"GET /hello: {status} {body!r}")
-        status, _, _ = e.request("GET", "/nothing")
+
+        # A second one on the same port: one line naming the address and the reason, exit 1.
+        out = subprocess.run([binary, str(port)], capture_output=True, text=True, timeout=20)
+        check(out.returncode == 1 and out.stdout == "" and
+              out.stderr == f"hello: listen on 127.0.0.1:{port}: Address already in use\n", f"a busy port: {out}")
+
+        send_head_then_body_around_sigterm(proc, port)
+        check(proc.wait(timeout=15) == 0, f"SIGTERM: exit status {proc.returncode}")
+        check(proc.stderr.read() == "", "hello wrote to stderr while serving and stopping")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    # After serving, SIGINT (Ctrl-C) stops it as cleanly.
+    proc, port = start_hello(binary, free_port())
+    try:
+        status, _, _ = request_on(port, "GET", "/nothing")
         check(status == 404, f"GET /nothing: {status}")
+        proc.send_signal(signal.SIGINT)
+        check(proc.wait(timeout=15) == 0, f"SIGINT: exit status {proc.returncode}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    for bad in ("99999", "abc", "80x", "-1", ""):
+        out = subprocess.run([binary, bad], capture_output=True, text=True, timeout=10)
+        check(out.returncode == 2 and out.stderr == f"hello: {bad} is not a port (0 to 65535)\n",
+              f"port {bad!r}: {out}")
 
 
 def json_api(binary, _extra):
