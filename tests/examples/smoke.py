@@ -234,6 +234,9 @@ def signed_cookies(binary, _extra):
         status, headers, _ = e.request("POST", "/login", b"user=ada", form)
         check(status == 200, f"POST /login: {status}")
         old_cookie = cookie_of(headers)
+        # Signed with its time (signer_options::max_age): "ada.TIMESTAMP.SIGNATURE", expiring with the cookie.
+        check(re.fullmatch(r"session=ada\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{43}", old_cookie), f"not timestamped: {old_cookie}")
+        check("max-age=28800" in headers.get("set-cookie", "").lower(), f"cookie lifetime: {headers.get('set-cookie')}")
         check(who(e, old_cookie) == b'{"user":"ada"}', "logged in")
         check(who(e, None) == b'{"user":null}', "no cookie")
         check(who(e, old_cookie[:-2] + "xx") == b'{"user":null}', "a tampered cookie is refused")
