@@ -5,7 +5,8 @@
     smoke.py NAME BINARY [EXTRA...]
 
 NAME picks the scenario below (hello, json_api, static_site, signed_cookies,
-streaming, sqlite_users, upload, tls, websocket_chat, stet_server_cli). Python 3
+streaming, sqlite_users, upload, tls, websocket_chat, complete_service,
+stet_server_cli). Python 3
 standard library only, but for websocket_chat's client: Debian's
 python3-websockets (scripts/install-deps.sh). Every wait is bounded; the whole
 run takes a few seconds.
@@ -503,6 +504,95 @@ def websocket_chat(binary, _extra):
         asyncio.run(chat(e.port))
 
 
+def complete_service(binary, extra):
+    work = tempfile.mkdtemp(prefix="stet-complete-service-")
+    try:
+        complete_service_scenario(binary, extra[0], work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def complete_service_scenario(binary, script, work):
+    cert, key = make_cert(script, os.path.join(work, "tls"), "localhost")
+    uploads = os.path.join(work, "uploads")
+    os.mkdir(uploads)
+    tls_port = free_port()
+    json = {"Content-Type": "application/json"}
+    origin = "https://app.example.com"
+    with Example(binary, [uploads, str(tls_port), cert, key], env={"STET_SECRET": "s3cret"}) as e:
+        status, _, page = e.request("GET", "/")
+        css = re.search(rb'href="(/static/app\.css\?_hash=[0-9a-f]{16})"', page)
+        check(status == 200 and css, f"GET /: {status} {page!r}")
+        status, _, _ = e.request("GET", css.group(1).decode())
+        check(status == 200, f"GET {css.group(1)!r}: {status}")
+
+        # The getting-started CORS line: a browser's preflight for a JSON POST is allowed.
+        status, headers, _ = e.request("OPTIONS", "/api/notes", headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
+        check(status == 204 and headers.get("access-control-allow-origin") == origin and
+              "content-type" in headers.get("access-control-allow-headers", "").lower(), f"preflight: {status} {headers}")
+
+        status, _, body = e.request("POST", "/api/notes", b'{"text":"hi"}', json)
+        check(status == 401, f"a note without logging in: {status} {body!r}")
+        status, headers, body = e.request("POST", "/api/login", b'{"user":"ada"}', json)
+        cookie = re.match(r"(session=ada\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{43});", headers.get("set-cookie", ""))
+        check(status == 200 and cookie and "Max-Age=28800" in headers["set-cookie"], f"login: {status} {headers}")
+        me = {"Cookie": cookie.group(1)}
+        status, headers, body = e.request("POST", "/api/notes", b'{"text":"hi"}', {**json, **me, "Origin": origin})
+        check(status == 201 and body == b'{"id":1,"text":"hi"}', f"POST /api/notes: {status} {body!r}")
+        check(headers.get("access-control-allow-origin") == origin, f"no CORS on the answer: {headers}")
+        status, _, body = e.request("GET", "/api/notes/1")
+        check(status == 200 and body == b'{"id":1,"text":"hi"}', f"GET /api/notes/1: {status} {body!r}")
+        status, _, _ = e.request("GET", "/api/notes/2147483648")  # past int: no match
+        check(status == 404, f"an id past int: {status}")
+
+        data = os.urandom(300 * 1024)
+        status, _, body = e.request("PUT", "/api/files/../../a.bin", data, me)
+        check(status == 404, f"a name with slashes is not one segment: {status}")
+        status, _, body = e.request("PUT", "/api/files/a.bin", data, me)
+        expected = f'{{"size":{len(data)},"sha256":"{hashlib.sha256(data).hexdigest()}"}}'.encode()
+        check(status == 201 and body == expected, f"PUT /api/files/a.bin: {status} {body!r}")
+        with open(os.path.join(uploads, "a.bin"), "rb") as f:
+            check(f.read() == data, "the stored file differs")
+        status, _, _ = e.request("PUT", "/api/files/b.bin", b"x")
+        check(status == 401 and os.listdir(uploads) == ["a.bin"], f"an upload without logging in: {status}")
+
+        status, _, body = e.request("GET", "/api/work?ms=20")
+        check(status == 200 and body == b'{"slept_ms":20}', f"GET /api/work: {status} {body!r}")
+        asyncio.run(room(e.port, cookie.group(1)))
+
+        conn = http.client.HTTPSConnection("127.0.0.1", tls_port, timeout=REQUEST_SECONDS,
+                                           context=ssl.create_default_context(cafile=cert))
+        conn.request("GET", "/api/notes/1")
+        r = conn.getresponse()
+        check(r.status == 200 and r.read() == b'{"id":1,"text":"hi"}', f"over HTTPS: {r.status}")
+        conn.close()
+
+        # SIGTERM with blocking work in flight: it is answered, then the program exits 0.
+        with socket.create_connection(("127.0.0.1", e.port), timeout=REQUEST_SECONDS) as s:
+            s.sendall(b"GET /api/work?ms=600 HTTP/1.1\r\nHost: x\r\n\r\n")
+            time.sleep(0.2)
+            e.proc.send_signal(signal.SIGTERM)
+            answer = s.makefile("rb").read()
+        check(answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b'{"slept_ms":600}'), f"in flight: {answer!r}")
+        check(e.proc.wait(timeout=15) == 0, f"SIGTERM: exit status {e.proc.returncode}")
+
+
+async def room(port, cookie):
+    import websockets  # python3-websockets, not the standard library
+
+    url = f"ws://127.0.0.1:{port}/ws/room"
+    try:
+        async with websockets.connect(url, open_timeout=REQUEST_SECONDS):
+            raise Failure("the room let in a client without a session")
+    except websockets.exceptions.InvalidStatusCode as refused:
+        check(refused.status_code == 401, f"no session: {refused.status_code}")
+    async with websockets.connect(url, extra_headers={"Cookie": cookie}, open_timeout=REQUEST_SECONDS,
+                                  close_timeout=REQUEST_SECONDS, ping_interval=None) as ws:
+        await ws.send("hello")
+        await receive(ws, ["ada: hello"])
+
+
 def stet_server_cli(binary, extra):
     version = extra[0]
     out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10)
@@ -528,7 +618,7 @@ def stet_server_cli(binary, extra):
 
 
 SCENARIOS = {f.__name__: f for f in (hello, json_api, static_site, signed_cookies, streaming, sqlite_users, upload,
-                                     tls, websocket_chat, stet_server_cli)}
+                                     tls, websocket_chat, complete_service, stet_server_cli)}
 
 
 def main():
