@@ -616,6 +616,35 @@ def stet_server_cli(binary, extra):
     out = subprocess.run([binary, "--offload-threads", "many"], capture_output=True, text=True, timeout=10)
     check(out.returncode == 2 and "--offload-threads" in out.stderr, f"bad --offload-threads: {out}")
 
+    # A bad flag is one line, the reason last on the screen; the usage is for --help.
+    out = subprocess.run([binary, "--bogus"], capture_output=True, text=True, timeout=10)
+    check(out.returncode == 2 and out.stdout == "" and
+          out.stderr == "stet-server: unknown option '--bogus' (stet-server --help lists the options)\n",
+          f"an unknown flag: {out}")
+    out = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=10)
+    for explained in ("--static DIR ", "--tls-cert FILE --tls-key FILE  also serve HTTPS", "--secret S ",
+                      "--upload-dir DIR ", "--cors-origin ORIGIN  pages on ORIGIN", "HUP reloads the TLS files"):
+        check(explained in out.stdout, f"--help does not explain {explained!r}: {out.stdout}")
+    out = subprocess.run([binary, "--upload-dir", "/proc"], capture_output=True, text=True, timeout=10)
+    check(out.returncode == 1 and out.stderr.startswith("stet-server: --upload-dir /proc: "), f"/proc: {out}")
+    listening_lines(binary)
+
+
+def listening_lines(binary):
+    """A TCP and a unix listener: each "listening on" line names what a client connects to."""
+    work = tempfile.mkdtemp(prefix="stet-cli-")
+    path = os.path.join(work, "s.sock")
+    proc = subprocess.Popen([binary, "--listen", "127.0.0.1:0", "--listen", f"unix:{path}", "--no-access-log"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stderr.readline() for _ in range(3)]  # uploads go to ..., then the two listeners
+        tcp = [l for l in lines if re.fullmatch(r"stet-server: listening on http://127\.0\.0\.1:[1-9]\d*/\n", l)]
+        check(len(tcp) == 1 and f"stet-server: listening on unix:{path}\n" in lines, f"listening lines: {lines}")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
+        shutil.rmtree(work, ignore_errors=True)
+
 
 SCENARIOS = {f.__name__: f for f in (hello, json_api, static_site, signed_cookies, streaming, sqlite_users, upload,
                                      tls, websocket_chat, complete_service, stet_server_cli)}
