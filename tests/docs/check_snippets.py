@@ -48,6 +48,8 @@ def main():
         failures.append(f"docs/getting-started.md: expected one stet::cors( line, found {len(cors)}")
     elif cors[0] not in service:
         failures.append(f"docs/getting-started.md's CORS line is not in examples/complete_service/main.cpp: {cors[0]}")
+    elif cors[0] not in read(root, "docs/complete-service.md"):
+        failures.append("docs/complete-service.md does not show the CORS line of examples/complete_service/main.cpp")
     for failure in failures:
         print(f"FAIL {failure}")
     if not failures:
