@@ -22,10 +22,12 @@ int main(int argc, char** argv) {
     }
   }
   stet::server server(std::move(routes), options);
-  const stet::start_error failed = stet::run_until_signal(server, {.on_started = [](stet::server& s) {
+  stet::run_options run;
+  run.on_started = [](stet::server& s) {
     std::printf("hello: listening on http://127.0.0.1:%u/\n", unsigned{s.port()});
-    std::fflush(stdout);
-  }});
+    std::fflush(stdout);  // at once, also when stdout is a pipe
+  };
+  const stet::start_error failed = stet::run_until_signal(server, run);  // until SIGINT or SIGTERM
   if (failed) std::fprintf(stderr, "hello: %s\n", failed.message().c_str());
   return failed ? 1 : 0;
 }

@@ -426,7 +426,9 @@ upload_dir_result prepare_upload_dir(const std::string& given) {
   // Create (and drop) a file the way an upload will: access(2) says yes to
   // root even where nothing can be created (/proc, a read-only mount).
   stet::upload_file probe(given, stet::upload_file_options{.digest = false});
-  if (const stet::upload_error& e = probe.error()) return {{}, fmt::format("--upload-dir {}: {}", given, e.code.message())};
+  if (const stet::upload_error& e = probe.error()) {
+    return {{}, fmt::format("--upload-dir {}: {}", given, e.code.message())};
+  }
   probe.abort();
   return {given, {}};
 }

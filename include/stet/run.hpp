@@ -29,7 +29,9 @@ struct run_options {
 /// (the previous ones are restored after), so they work whatever threads the
 /// program already has and whatever their signal masks. A second SIGINT or
 /// SIGTERM during the drain gets the disposition the program had before (by
-/// default: it ends the process at once). Call it from one thread at a time.
+/// default: it ends the process at once). Call it from one thread at a time
+/// (a second call meanwhile returns std::errc::device_or_resource_busy), on a
+/// server not started yet.
 ///
 /// Returns the start error when start() failed (nothing is served then and
 /// no signal handler is left behind; its message() names the address or file

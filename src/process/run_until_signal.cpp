@@ -35,7 +35,8 @@ void note_signal(int number) {
 
 start_error system_failure(const char* what) {
   const int e = errno;
-  return {std::error_code(e, std::system_category()), std::string("run_until_signal: ") + what + ": " + std::strerror(e)};
+  return {std::error_code(e, std::system_category()),
+          std::string("run_until_signal: ") + what + ": " + std::strerror(e)};
 }
 
 // Owns the pipe and the installed handlers for one call; the destructor puts
@@ -47,7 +48,7 @@ class signal_catcher {
   signal_catcher& operator=(const signal_catcher&) = delete;
   ~signal_catcher() {
     restore_handlers();
-    if (fds_[1] >= 0) signal_pipe.store(-1);
+    if (registered_) signal_pipe.store(-1);
     for (const int fd : fds_) {
       if (fd >= 0) ::close(fd);
     }
@@ -59,11 +60,10 @@ class signal_catcher {
     if (::fcntl(fds_[1], F_SETFL, O_NONBLOCK) != 0) return system_failure("fcntl");
     int none = -1;
     if (!signal_pipe.compare_exchange_strong(none, fds_[1])) {
-      ::close(fds_[1]);  // not ours to clear in the destructor
-      fds_[1] = -1;
       return {std::make_error_code(std::errc::device_or_resource_busy),
               "run_until_signal: already running on another thread"};
     }
+    registered_ = true;
     count_ = hangup ? 3 : 2;
     struct sigaction action {};
     action.sa_handler = note_signal;
@@ -106,8 +106,9 @@ class signal_catcher {
  private:
   int fds_[2] = {-1, -1};
   int signals_[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction saved_[3] {};
+  struct sigaction saved_[3]{};
   std::size_t count_ = 0;
+  bool registered_ = false;  // signal_pipe holds fds_[1]
 };
 
 // Puts back the calling thread's signal mask, however the call ends.

@@ -99,9 +99,10 @@ void check_handler(stet::method m, std::string_view pattern, const compiled_patt
     const arg_kind a = handler.args[index - 1].kind;
     if (!accepts(a, seg.kind)) {
       refuse(m, pattern,
-             fmt::format("handler argument {} is {}, which cannot receive {{{}}} (class {}); "
-                         "{{x:int}} takes a signed integer type, {{x:uint}} an unsigned one, any parameter std::string_view",
-                         index, arg_name(a), seg.text, class_name(seg.kind)));
+             fmt::format(
+                 "handler argument {} is {}, which cannot receive {{{}}} (class {}); "
+                 "{{x:int}} takes a signed integer type, {{x:uint}} an unsigned one, any parameter std::string_view",
+                 index, arg_name(a), seg.text, class_name(seg.kind)));
     }
   }
 }

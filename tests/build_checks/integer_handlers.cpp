@@ -18,14 +18,16 @@ void add_routes() {
   if constexpr (std::is_signed_v<T>) {
     routes.get("/by-value/{x:int}"_route, [](stet::request&, T x) { return stet::response::text(std::to_string(x)); });
     routes.get("/by-ref/{x:int}", [](stet::request&, const T& x) { return stet::response::text(std::to_string(x)); });
-    routes.get("/async/{x:int}", [](stet::request&, stet::responder r, T x) { r.send(stet::response::text(std::to_string(x))); });
+    routes.get("/async/{x:int}",
+               [](stet::request&, stet::responder r, T x) { r.send(stet::response::text(std::to_string(x))); });
     routes.get("/task/{x:int}"_route, [](stet::request&, T x) -> stet::task<stet::response> {
       co_return stet::response::text(std::to_string(x));
     });
   } else {
     routes.get("/by-value/{x:uint}"_route, [](stet::request&, T x) { return stet::response::text(std::to_string(x)); });
     routes.get("/by-ref/{x:uint}", [](stet::request&, const T& x) { return stet::response::text(std::to_string(x)); });
-    routes.get("/async/{x:uint}", [](stet::request&, stet::responder r, T x) { r.send(stet::response::text(std::to_string(x))); });
+    routes.get("/async/{x:uint}",
+               [](stet::request&, stet::responder r, T x) { r.send(stet::response::text(std::to_string(x))); });
     routes.get("/task/{x:uint}"_route, [](stet::request&, T x) -> stet::task<stet::response> {
       co_return stet::response::text(std::to_string(x));
     });

@@ -419,12 +419,17 @@ def wait_for_log(path, text, seconds=10):
     return False
 
 
-def tls(binary, extra):
-    work = tempfile.mkdtemp(prefix="stet-tls-example-")
+def in_scratch_dir(prefix, scenario, *args):
+    """scenario(*args, work) with `work` a new directory, removed afterwards."""
+    work = tempfile.mkdtemp(prefix=prefix)
     try:
-        tls_scenario(binary, extra[0], work)
+        scenario(*args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def tls(binary, extra):
+    in_scratch_dir("stet-tls-example-", tls_scenario, binary, extra[0])
 
 
 def tls_scenario(binary, script, work):
@@ -505,11 +510,7 @@ def websocket_chat(binary, _extra):
 
 
 def complete_service(binary, extra):
-    work = tempfile.mkdtemp(prefix="stet-complete-service-")
-    try:
-        complete_service_scenario(binary, extra[0], work)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    in_scratch_dir("stet-complete-service-", complete_service_scenario, binary, extra[0])
 
 
 def complete_service_scenario(binary, script, work):

@@ -52,8 +52,9 @@ struct arg_type {
 /// unsigned ones {x:uint}. Not bool, not the character types (char, wchar_t,
 /// char8_t, char16_t, char32_t): a number read into a character is a mistake.
 template <class T>
-concept route_integer = std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char> &&
-    !std::same_as<T, wchar_t> && !std::same_as<T, char8_t> && !std::same_as<T, char16_t> && !std::same_as<T, char32_t>;
+concept route_integer =
+    std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char> && !std::same_as<T, wchar_t> &&
+    !std::same_as<T, char8_t> && !std::same_as<T, char16_t> && !std::same_as<T, char32_t>;
 template <class T>
 concept route_arg = std::same_as<T, std::string_view> || route_integer<T>;
 
@@ -302,8 +303,9 @@ struct handler_holder : handler_box {
       using list = typed_args<handler_args<F>>;
       using indexes = std::make_index_sequence<list::kinds.size()>;
       if constexpr (list::async) {
-        return run_async(
-            [&](responder r) { call_typed(target, req, captured, typename list::route_args{}, indexes{}, std::move(r)); });
+        return run_async([&](responder r) {
+          call_typed(target, req, captured, typename list::route_args{}, indexes{}, std::move(r));
+        });
       } else if constexpr (is_handler_task<typename handler_signature<F>::result>) {
         return run_task(call_typed(target, req, captured, typename list::route_args{}, indexes{}));
       } else {
