@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
-#include <cstring>
 #include <string>
 #include <system_error>
 
@@ -34,9 +33,8 @@ void note_signal(int number) {
 }
 
 start_error system_failure(const char* what) {
-  const int e = errno;
-  return {std::error_code(e, std::system_category()),
-          std::string("run_until_signal: ") + what + ": " + std::strerror(e)};
+  const std::error_code code(errno, std::system_category());
+  return {code, std::string("run_until_signal: ") + what + ": " + code.message()};
 }
 
 // Owns the pipe and the installed handlers for one call; the destructor puts
