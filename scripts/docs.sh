@@ -22,10 +22,18 @@ fi
 
 mkdir -p "$out"
 log="$out/doxygen-warnings.txt"
+# The reference opens on docs/getting-started.md. Its links to the other guides
+# become plain HTML links (relative to docs/api/, the default output), so
+# Doxygen does not try to resolve them as pages of the reference.
+mainpage="$out/mainpage/getting-started.md"
+mkdir -p "$(dirname "$mainpage")"
+sed -E 's#\[([^]]+)\]\(([A-Za-z0-9_.-]+\.md)(\#[^)]*)?\)#<a href="../\2\3">\1</a>#g' \
+  "$root/docs/getting-started.md" >"$mainpage"
 {
   cat "$root/Doxyfile"
   echo "OUTPUT_DIRECTORY = $out"
-  echo "INPUT += $config"
+  echo "INPUT += $config $mainpage"
+  echo "USE_MDFILE_AS_MAINPAGE = $mainpage"
   echo "STRIP_FROM_PATH += $(dirname "$(dirname "$config")")"
   echo "WARN_LOGFILE = $log"
 } | (cd "$root" && doxygen -)

@@ -5,6 +5,7 @@
 //   curl -c jar -d 'user=ada' localhost:8080/login && curl -b jar localhost:8080/me
 #include <stet/stet.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -28,10 +29,15 @@ std::vector<std::string> secrets_from_env() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The keyed MAC state of each secret is derived once, here, not per request.
-  auto signer = std::make_shared<const stet::signer>(secrets_from_env(), "session");
+  // A session lasts 8 hours: the browser drops the cookie then (Max-Age), and
+  // the signature carries its signing time, so a copied cookie stops
+  // verifying then too. The keyed MAC state of each secret is derived once,
+  // here, not per request.
+  constexpr std::chrono::seconds session_length = std::chrono::hours(8);
+  auto signer = std::make_shared<const stet::signer>(secrets_from_env(), "session",
+                                                     stet::signer_options{.max_age = session_length});
   stet::cookie_options cookie;  // Path=/, HttpOnly, SameSite=Lax; add .secure = true behind HTTPS
-  cookie.max_age = std::chrono::hours(8);
+  cookie.max_age = session_length;
 
   stet::router routes;
   routes.post("/login", [signer, cookie](stet::request& req) {
@@ -46,7 +52,7 @@ int main(int argc, char** argv) {
     return r;
   });
   routes.get("/me", [signer](stet::request& req) {
-    // nullopt when absent, tampered with, or signed by a secret no longer listed.
+    // nullopt when absent, tampered with, older than 8 hours, or signed by a secret no longer listed.
     const std::optional<std::string_view> user = req.signed_cookie(*signer, "session");
     return stet::response::json([&user](stet::json::writer& w) {
       w.begin_object().key("user");
@@ -63,5 +69,7 @@ int main(int argc, char** argv) {
   stet::server_options options;
   options.port = static_cast<std::uint16_t>(std::atoi(argc > 1 ? argv[1] : "8080"));
   stet::server server(std::move(routes), options);
-  server.run();
+  const stet::start_error failed = stet::run_until_signal(server);  // SIGINT or SIGTERM: a graceful stop
+  if (failed) std::fprintf(stderr, "signed_cookies: %s\n", failed.message().c_str());
+  return failed ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -72,5 +73,7 @@ int main(int argc, char** argv) {
   options.port = static_cast<std::uint16_t>(std::atoi(argc > 1 ? argv[1] : "8080"));
   options.offload_threads = 4;  // at most four queries at once; then up to offload_queue wait
   stet::server server(std::move(routes), options);
-  server.run();
+  const stet::start_error failed = stet::run_until_signal(server);  // SIGINT or SIGTERM: a graceful stop
+  if (failed) std::fprintf(stderr, "sqlite_users: %s\n", failed.message().c_str());
+  return failed ? 1 : 0;
 }

@@ -25,7 +25,10 @@ std::optional<Number> parse_number(std::string_view text, Number low, Number hig
   return value;
 }
 
-parse_outcome error(std::string text) { return {std::nullopt, fmt::format("stet-server: {}\n{}", text, usage()), 2}; }
+// One line, the reason last on the screen: the usage is for --help.
+parse_outcome error(std::string text) {
+  return {std::nullopt, fmt::format("stet-server: {} (stet-server --help lists the options)\n", text), 2};
+}
 
 // A limit or timeout of stet::server_options, set from a non-negative integer.
 struct number_flag {
@@ -143,6 +146,19 @@ std::string usage() {
       "                   [--offload-threads N] [--offload-queue N]\n"
       "                   [--listen ADDR]... [--trusted-proxy CIDR]... [--proxy-protocol]\n"
       "                   [--help] [--version]\n"
+      "  --static DIR          the site served under --static-prefix (default: the example site);\n"
+      "                        --static-revalidate-ms N: cached files are re-checked with stat(2) at\n"
+      "                        most every N ms (0: on every hit)\n"
+      "  --secret S            signs the actor cookie of /-/login (default: random per start, so\n"
+      "                        cookies do not survive a restart; give the same S to every instance)\n"
+      "  --tls-cert FILE --tls-key FILE  also serve HTTPS on --tls-port (default 8443), same routes;\n"
+      "                        --tls-ticket-key FILE shares session-ticket keys between instances;\n"
+      "                        SIGHUP re-reads all three (all or nothing)\n"
+      "  --upload-dir DIR      where POST /upload and PUT /upload/{name} store files (default: a\n"
+      "                        private directory removed at exit); must be a writable directory;\n"
+      "                        --max-upload-bytes N (default 8 GiB), --no-upload-digest: no SHA-256\n"
+      "  --no-compression      no gzip/br/zstd for answers and static files (on by default)\n"
+      "  --no-access-log, --access-log FILE  off, or to FILE instead of standard output\n"
       "  --listen ADDR         HOST:PORT, [V6]:PORT, unix:PATH, fd:N or systemd (repeatable;\n"
       "                        when given, only these are bound, not --host/--port)\n"
       "  --trusted-proxy CIDR  believe Forwarded / X-Forwarded-* from these peers (repeatable;\n"
@@ -153,7 +169,8 @@ std::string usage() {
       "                        WebSocket upgrades get 403, the server's own pages are always served\n"
       "  --websocket-budget-bytes N  messages being assembled on all of a WebSocket route's\n"
       "                        connections together (default 256 MiB; 0: none); past it 1013\n"
-      "signals: TERM/INT staged stop (drain delay, drain), HUP and USR1 reopen the access log\n"
+      "signals: TERM/INT staged stop (drain delay, drain); HUP reloads the TLS files and reopens\n"
+      "         the access log; USR1 reopens the access log\n"
       "limits and timeouts (defaults are the library's):\n";
   const stet::server_options defaults;
   for (const number_flag& f : number_flags) {
@@ -273,6 +290,21 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
   if (o.tls_cert.empty() != o.tls_key.empty()) return error("--tls-cert and --tls-key go together");
   if (!o.tls_ticket_key.empty() && o.tls_cert.empty()) return error("--tls-ticket-key needs --tls-cert and --tls-key");
   return {o, {}, 0};
+}
+
+std::string listen_description(const stet::listen_options& l, std::uint16_t bound_port) {
+  const std::string_view a = l.address;
+  std::string text;
+  if (a.starts_with("unix:")) {
+    text = l.address;  // a path: no port, no scheme
+  } else if (a.starts_with("fd:") || a.starts_with("systemd")) {
+    text = bound_port == 0 ? l.address : fmt::format("{} (port {})", l.address, bound_port);  // 0: a unix socket
+  } else {
+    const std::size_t colon = a.rfind(':');  // HOST:PORT or [V6]:PORT: the port asked for may be 0
+    text = fmt::format("{}://{}:{}/", l.tls ? "https" : "http", a.substr(0, colon), bound_port);
+  }
+  if (l.proxy_protocol) text += ", PROXY protocol";
+  return text;
 }
 
 std::string default_listen_address(const stet::server_options& o) {

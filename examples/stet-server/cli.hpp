@@ -43,6 +43,9 @@ struct parse_outcome {
 
 parse_outcome parse_command_line(const std::vector<std::string_view>& args);
 std::string usage();
+/// What a "listening on" line says of listener `l` bound to `bound_port`:
+/// `http://HOST:PORT/` or `https://...` for TCP, `unix:PATH`, `fd:N (port P)`.
+std::string listen_description(const stet::listen_options& l, std::uint16_t bound_port);
 /// `host:port` (`[host]:port` for IPv6): the listener when no --listen is given.
 std::string default_listen_address(const stet::server_options& o);
 

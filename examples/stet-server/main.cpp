@@ -362,9 +362,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "stet-server: listening on http://%s:%u/\n", options.host.c_str(), server.port());
   }
   for (std::size_t i = 0; i < options.listeners.size(); ++i) {
-    const stet::listen_options& l = options.listeners[i];
-    std::fprintf(stderr, "stet-server: listening on %s (port %u)%s\n", l.address.c_str(), server.port(i),
-                 l.proxy_protocol ? ", PROXY protocol" : "");
+    const std::string line = stet_server::listen_description(options.listeners[i], server.port(i));
+    std::fprintf(stderr, "stet-server: listening on %s\n", line.c_str());
   }
 
   std::atomic<bool> exiting{false};

@@ -423,9 +423,13 @@ upload_dir_result prepare_upload_dir(const std::string& given) {
   struct stat st {};
   if (::stat(given.c_str(), &st) != 0) return {{}, fmt::format("--upload-dir {}: {}", given, std::strerror(errno))};
   if (!S_ISDIR(st.st_mode)) return {{}, fmt::format("--upload-dir {}: not a directory", given)};
-  if (::access(given.c_str(), W_OK | X_OK) != 0) {
-    return {{}, fmt::format("--upload-dir {}: {}", given, std::strerror(errno))};
+  // Create (and drop) a file the way an upload will: access(2) says yes to
+  // root even where nothing can be created (/proc, a read-only mount).
+  stet::upload_file probe(given, stet::upload_file_options{.digest = false});
+  if (const stet::upload_error& e = probe.error()) {
+    return {{}, fmt::format("--upload-dir {}: {}", given, e.code.message())};
   }
+  probe.abort();
   return {given, {}};
 }
 

@@ -8,6 +8,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 
@@ -44,5 +45,7 @@ int main(int argc, char** argv) {
   stet::server_options options;
   options.port = static_cast<std::uint16_t>(std::atoi(argc > 1 ? argv[1] : "8080"));
   stet::server server(std::move(routes), options);
-  server.run();
+  const stet::start_error failed = stet::run_until_signal(server);  // SIGINT or SIGTERM: a graceful stop
+  if (failed) std::fprintf(stderr, "streaming: %s\n", failed.message().c_str());
+  return failed ? 1 : 0;
 }

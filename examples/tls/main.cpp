@@ -5,7 +5,6 @@
 //   curl --cacert tls/cert.pem https://localhost:8443/
 #include <stet/stet.hpp>
 
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -31,24 +30,17 @@ int main(int argc, char** argv) {
   stet::server_options options;
   options.listeners.push_back({.address = std::string("127.0.0.1:") + argv[1], .tls = tls});
 
-  // Blocked before the workers start, so they inherit the mask and only the
-  // sigwait() below ever takes these signals.
-  sigset_t signals;
-  sigemptyset(&signals);
-  for (const int s : {SIGHUP, SIGINT, SIGTERM}) sigaddset(&signals, s);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
   stet::server server(std::move(routes), options);
-  if (const stet::start_error failed = server.start()) {
+  stet::run_options run;
+  run.on_hangup = [](stet::server& s) {
+    // All or nothing: when a new file is bad the old certificate stays in
+    // service. New handshakes get the new one; open connections keep theirs.
+    const stet::start_error failed = s.reload_tls();
+    std::fprintf(stderr, "tls: SIGHUP: %s\n", failed ? failed.message().c_str() : "certificate reloaded");
+  };
+  // SIGINT or SIGTERM: finish what is in flight, then exit.
+  if (const stet::start_error failed = stet::run_until_signal(server, run)) {
     std::fprintf(stderr, "tls: %s\n", failed.message().c_str());  // names the file and the reason
     return 1;
   }
-  for (int received = 0; sigwait(&signals, &received) == 0 && received == SIGHUP;) {
-    // All or nothing: when a new file is bad the old certificate stays in
-    // service. New handshakes get the new one; open connections keep theirs.
-    const stet::start_error failed = server.reload_tls();
-    std::fprintf(stderr, "tls: SIGHUP: %s\n", failed ? failed.message().c_str() : "certificate reloaded");
-  }
-  server.stop();  // SIGINT or SIGTERM: finish what is in flight, then exit
-  server.wait();
 }

@@ -86,7 +86,9 @@ struct multipart_error {
   explicit operator bool() const noexcept { return static_cast<bool>(code); }
   /// The status to answer with: 400, 413 or 415 (200 when there is no error).
   stet::status status() const noexcept;
-  /// "<code's message>: <detail> (at byte N)", for a text or JSON error body.
+  /// "<code's message>: <detail> (at byte N)", for a text or JSON error body;
+  /// without the position for an error of the Content-Type (no usable
+  /// boundary, not multipart/form-data), which no body byte caused.
   std::string message() const;
 };
 

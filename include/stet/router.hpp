@@ -5,11 +5,11 @@
 
 #include <stet/detail/route_pattern.hpp>
 #include <stet/detail/route_scope.hpp>
-#include <stet/detail/routing_api.hpp>
 #include <stet/method.hpp>
 #include <stet/request.hpp>
 #include <stet/response.hpp>
 #include <stet/routing.hpp>
+#include <stet/routing_api.hpp>
 #include <stet/status.hpp>
 
 #include <concepts>
@@ -108,13 +108,13 @@ struct built_url {
 
 /// Routes added under a prefix with their own middleware; see router::group().
 /// A handle into its router: copies add to the same router.
-class route_group : public detail::routing_api<route_group> {
+class route_group : public routing_api<route_group> {
  public:
   /// Made by router::group() and route_group::group(); not meant to be called directly.
   explicit route_group(detail::route_scope scope) noexcept : scope_(std::move(scope)) {}
 
  private:
-  friend class detail::routing_api<route_group>;
+  friend class routing_api<route_group>;
   detail::route_scope scope_;
 };
 
@@ -140,7 +140,7 @@ class route_group : public detail::routing_api<route_group> {
 /// @note A router is a handle: copies (including the one given to stet::server)
 /// share the same routes, so adding to any copy changes what all of them serve.
 /// Do not destroy the last copy while a dispatch is running.
-class router : public detail::routing_api<router> {
+class router : public routing_api<router> {
  public:
   /// A router with no routes and the default router_options.
   router();
@@ -194,16 +194,14 @@ class router : public detail::routing_api<router> {
 
  private:
   template <class>
-  friend class detail::routing_api;
+  friend class routing_api;
   friend struct detail::router_access;
   detail::route_scope scope_;
 };
 
 /// @cond
-// Defined here, not in detail/routing_api.hpp: they need the complete router
-// and route_group.
-namespace detail {
-
+// Defined here, not in routing_api.hpp: they need the complete router and
+// route_group.
 template <class Self>
 route_group routing_api<Self>::group(std::string_view prefix) {
   return route_group(scope().child(prefix));
@@ -214,8 +212,6 @@ Self& routing_api<Self>::mount(std::string_view prefix, const router& other) {
   scope().mount(prefix, other.scope_);
   return self();
 }
-
-}  // namespace detail
 /// @endcond
 
 }  // namespace stet

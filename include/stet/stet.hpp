@@ -27,6 +27,7 @@
 #include <stet/route_params.hpp>
 #include <stet/router.hpp>
 #include <stet/routing.hpp>
+#include <stet/run.hpp>
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
 #include <stet/signer.hpp>

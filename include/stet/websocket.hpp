@@ -232,31 +232,32 @@ auto make_upgrade_handler(std::shared_ptr<const websocket_route<T>> route, U ste
   };
 }
 
+}  // namespace detail
+
 // Out-of-class member templates, documented at their declarations in routing_api.hpp.
 /// @cond
 template <class Self>
-template <pattern_source P, class T, class U>
+template <detail::pattern_source P, class T, class U>
 Self& routing_api<Self>::websocket(const P& pattern, const websocket_options& options, websocket_handlers<T> handlers,
                                    U&& upgrade) {
-  static_assert(upgrade_step<std::decay_t<U>, T>,
+  static_assert(detail::upgrade_step<std::decay_t<U>, T>,
                 "the upgrade step must be (stet::request&, route parameters...) returning stet::upgrade_result<T> "
                 "(or a T to accept, a stet::response or stet::status to refuse); T is the handlers' user data type");
-  auto route = std::make_shared<const websocket_route<T>>(options, std::move(handlers));
+  auto route = std::make_shared<const detail::websocket_route<T>>(options, std::move(handlers));
   route_options ro;
   ro.name = options.name;
   ro.compress = false;
   return add(stet::method::get, pattern, ro,
-             make_upgrade_handler(std::move(route), std::decay_t<U>(std::forward<U>(upgrade)),
-                                  handler_args<std::decay_t<U>>{}));
+             detail::make_upgrade_handler(std::move(route), std::decay_t<U>(std::forward<U>(upgrade)),
+                                          detail::handler_args<std::decay_t<U>>{}));
 }
 
 template <class Self>
-template <pattern_source P, class T>
+template <detail::pattern_source P, class T>
 Self& routing_api<Self>::websocket(const P& pattern, const websocket_options& options, websocket_handlers<T> handlers) {
   static_assert(std::default_initializable<T>, "without an upgrade step the user data is made with T{}");
   return websocket(pattern, options, std::move(handlers), [](request&) -> upgrade_result<T> { return T{}; });
 }
 /// @endcond
 
-}  // namespace detail
 }  // namespace stet

@@ -178,7 +178,11 @@ class walker {
       }
       return false;
     }
-    outcome_.entry = &t_.entries[entry];
+    const route_entry& e = t_.entries[entry];
+    // A handler parameter narrower than 64 bits (an `int id`) takes only the
+    // values its type holds; any other is no match, as an int64 overflow is.
+    if (e.handler->narrow && !in_range(e.handler->args, out_ + e.arg_offset)) return false;
+    outcome_.entry = &e;
     outcome_.captured = static_cast<std::uint8_t>(captured);
     return true;
   }

@@ -25,8 +25,8 @@ std::string_view class_name(segment_kind k) noexcept {
 std::string_view arg_name(arg_kind a) noexcept {
   switch (a) {
     case arg_kind::text: return "std::string_view";
-    case arg_kind::int64: return "a signed 64-bit integer";
-    case arg_kind::uint64: return "an unsigned 64-bit integer";
+    case arg_kind::int64: return "a signed integer";
+    case arg_kind::uint64: return "an unsigned integer";
   }
   return "?";
 }
@@ -96,12 +96,13 @@ void check_handler(stet::method m, std::string_view pattern, const compiled_patt
   for (const compiled_segment& seg : compiled.segments) {
     if (seg.kind == segment_kind::literal || param++ < arg_offset) continue;
     const std::size_t index = param - arg_offset;
-    const arg_kind a = handler.args[index - 1];
+    const arg_kind a = handler.args[index - 1].kind;
     if (!accepts(a, seg.kind)) {
       refuse(m, pattern,
-             fmt::format("handler argument {} is {}, which cannot receive {{{}}} (class {}); "
-                         "{{x:int}} takes std::int64_t, {{x:uint}} std::uint64_t, any parameter std::string_view",
-                         index, arg_name(a), seg.text, class_name(seg.kind)));
+             fmt::format(
+                 "handler argument {} is {}, which cannot receive {{{}}} (class {}); "
+                 "{{x:int}} takes a signed integer type, {{x:uint}} an unsigned one, any parameter std::string_view",
+                 index, arg_name(a), seg.text, class_name(seg.kind)));
     }
   }
 }

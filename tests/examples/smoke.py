@@ -5,7 +5,8 @@
     smoke.py NAME BINARY [EXTRA...]
 
 NAME picks the scenario below (hello, json_api, static_site, signed_cookies,
-streaming, sqlite_users, upload, tls, websocket_chat, stet_server_cli). Python 3
+streaming, sqlite_users, upload, tls, websocket_chat, complete_service,
+stet_server_cli). Python 3
 standard library only, but for websocket_chat's client: Debian's
 python3-websockets (scripts/install-deps.sh). Every wait is bounded; the whole
 run takes a few seconds.
@@ -44,6 +45,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+def request_on(port, method, path, body=None, headers=None):
+    """(status, lower-cased headers, body) of one request to 127.0.0.1:port."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_SECONDS)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
 class Example:
     """One running example. The port is picked here and passed as argv[1]; if
     another process takes it first, the example exits and is started again."""
@@ -71,13 +83,7 @@ class Example:
         return False
 
     def request(self, method, path, body=None, headers=None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_SECONDS)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            r = conn.getresponse()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-        finally:
-            conn.close()
+        return request_on(self.port, method, path, body, headers)
 
     def stop(self):
         if self.proc.poll() is None:
@@ -92,15 +98,76 @@ class Example:
         return self
 
     def __exit__(self, *exc):
+        running = self.proc.poll() is None
         self.stop()
+        # Every example stops gracefully on SIGTERM (stet::run_until_signal): exit 0.
+        if running and exc[0] is None:
+            check(self.proc.returncode == 0, f"SIGTERM: exit status {self.proc.returncode}")
+
+
+def start_hello(binary, port):
+    """hello on `port`; returns the process and the port it printed it listens on."""
+    proc = subprocess.Popen([binary, str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    match = re.fullmatch(r"hello: listening on http://127\.0\.0\.1:(\d+)/\n", line)
+    if not match:
+        proc.kill()
+        raise Failure(f"hello {port}: printed {line!r}, stderr {proc.communicate(timeout=10)[1]!r}")
+    check(port == 0 or int(match.group(1)) == port, f"asked for {port}, printed {line!r}")
+    return proc, int(match.group(1))
+
+
+def send_head_then_body_around_sigterm(proc, port):
+    """A request in flight when SIGTERM comes (its head sent, its body not):
+    the server waits for the body and answers before it exits."""
+    with socket.create_connection(("127.0.0.1", port), timeout=REQUEST_SECONDS) as s:
+        s.sendall(b"GET /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n")
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.3)  # a server that did not wait would have closed the connection by now
+        check(proc.poll() is None, f"exited {proc.returncode} with a request in flight")
+        s.sendall(b"12345")
+        answer = s.makefile("rb").read()
+    check(answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b"\r\n\r\nHello from /hello\n"),
+          f"the request in flight got {answer!r}")
+    check(b"\r\nConnection: close\r\n" in answer, f"no Connection: close while stopping: {answer!r}")
 
 
 def hello(binary, _extra):
-    with Example(binary) as e:
-        status, _, body = e.request("GET", "/hello")
+    proc, port = start_hello(binary, 0)
+    try:
+        status, _, body = request_on(port, "GET", "/hello")
         check(status == 200 and body == b"Hello from /hello\n", f"GET /hello: {status} {body!r}")
-        status, _, _ = e.request("GET", "/nothing")
+
+        # A second one on the same port: one line naming the address and the reason, exit 1.
+        out = subprocess.run([binary, str(port)], capture_output=True, text=True, timeout=20)
+        check(out.returncode == 1 and out.stdout == "" and
+              out.stderr == f"hello: listen on 127.0.0.1:{port}: Address already in use\n", f"a busy port: {out}")
+
+        send_head_then_body_around_sigterm(proc, port)
+        check(proc.wait(timeout=15) == 0, f"SIGTERM: exit status {proc.returncode}")
+        check(proc.stderr.read() == "", "hello wrote to stderr while serving and stopping")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    # After serving, SIGINT (Ctrl-C) stops it as cleanly.
+    proc, port = start_hello(binary, free_port())
+    try:
+        status, _, _ = request_on(port, "GET", "/nothing")
         check(status == 404, f"GET /nothing: {status}")
+        proc.send_signal(signal.SIGINT)
+        check(proc.wait(timeout=15) == 0, f"SIGINT: exit status {proc.returncode}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    for bad in ("99999", "abc", "80x", "-1", ""):
+        out = subprocess.run([binary, bad], capture_output=True, text=True, timeout=10)
+        check(out.returncode == 2 and out.stderr == f"hello: {bad} is not a port (0 to 65535)\n",
+              f"port {bad!r}: {out}")
 
 
 def json_api(binary, _extra):
@@ -168,6 +235,9 @@ def signed_cookies(binary, _extra):
         status, headers, _ = e.request("POST", "/login", b"user=ada", form)
         check(status == 200, f"POST /login: {status}")
         old_cookie = cookie_of(headers)
+        # Signed with its time (signer_options::max_age): "ada.TIMESTAMP.SIGNATURE", expiring with the cookie.
+        check(re.fullmatch(r"session=[\w-]+\.[\w-]{6}\.[\w-]{43}", old_cookie, re.A), f"not timestamped: {old_cookie}")
+        check("max-age=28800" in headers.get("set-cookie", "").lower(), f"cookie lifetime: {headers.get('set-cookie')}")
         check(who(e, old_cookie) == b'{"user":"ada"}', "logged in")
         check(who(e, None) == b'{"user":null}', "no cookie")
         check(who(e, old_cookie[:-2] + "xx") == b'{"user":null}', "a tampered cookie is refused")
@@ -349,12 +419,17 @@ def wait_for_log(path, text, seconds=10):
     return False
 
 
-def tls(binary, extra):
-    work = tempfile.mkdtemp(prefix="stet-tls-example-")
+def in_scratch_dir(prefix, scenario, *args):
+    """scenario(*args, work) with `work` a new directory, removed afterwards."""
+    work = tempfile.mkdtemp(prefix=prefix)
     try:
-        tls_scenario(binary, extra[0], work)
+        scenario(*args, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def tls(binary, extra):
+    in_scratch_dir("stet-tls-example-", tls_scenario, binary, extra[0])
 
 
 def tls_scenario(binary, script, work):
@@ -434,6 +509,91 @@ def websocket_chat(binary, _extra):
         asyncio.run(chat(e.port))
 
 
+def complete_service(binary, extra):
+    in_scratch_dir("stet-complete-service-", complete_service_scenario, binary, extra[0])
+
+
+def complete_service_scenario(binary, script, work):
+    cert, key = make_cert(script, os.path.join(work, "tls"), "localhost")
+    uploads = os.path.join(work, "uploads")
+    os.mkdir(uploads)
+    tls_port = free_port()
+    json = {"Content-Type": "application/json"}
+    origin = "https://app.example.com"
+    with Example(binary, [uploads, str(tls_port), cert, key], env={"STET_SECRET": "s3cret"}) as e:
+        status, _, page = e.request("GET", "/")
+        css = re.search(rb'href="(/static/app\.css\?_hash=[0-9a-f]{16})"', page)
+        check(status == 200 and css, f"GET /: {status} {page!r}")
+        status, _, _ = e.request("GET", css.group(1).decode())
+        check(status == 200, f"GET {css.group(1)!r}: {status}")
+
+        # The getting-started CORS line: a browser's preflight for a JSON POST is allowed.
+        status, headers, _ = e.request("OPTIONS", "/api/notes", headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
+        check(status == 204 and headers.get("access-control-allow-origin") == origin and
+              "content-type" in headers.get("access-control-allow-headers", "").lower(), f"preflight: {status} {headers}")
+
+        status, _, body = e.request("POST", "/api/notes", b'{"text":"hi"}', json)
+        check(status == 401, f"a note without logging in: {status} {body!r}")
+        status, headers, body = e.request("POST", "/api/login", b'{"user":"ada"}', json)
+        cookie = re.match(r"(session=[\w-]+\.[\w-]{6}\.[\w-]{43});", headers.get("set-cookie", ""), re.A)
+        check(status == 200 and cookie and "Max-Age=28800" in headers["set-cookie"], f"login: {status} {headers}")
+        me = {"Cookie": cookie.group(1)}
+        status, headers, body = e.request("POST", "/api/notes", b'{"text":"hi"}', {**json, **me, "Origin": origin})
+        check(status == 201 and body == b'{"id":1,"text":"hi"}', f"POST /api/notes: {status} {body!r}")
+        check(headers.get("access-control-allow-origin") == origin, f"no CORS on the answer: {headers}")
+        status, _, body = e.request("GET", "/api/notes/1")
+        check(status == 200 and body == b'{"id":1,"text":"hi"}', f"GET /api/notes/1: {status} {body!r}")
+        status, _, _ = e.request("GET", "/api/notes/2147483648")  # past int: no match
+        check(status == 404, f"an id past int: {status}")
+
+        data = os.urandom(300 * 1024)
+        status, _, body = e.request("PUT", "/api/files/../../a.bin", data, me)
+        check(status == 404, f"a name with slashes is not one segment: {status}")
+        status, _, body = e.request("PUT", "/api/files/a.bin", data, me)
+        expected = f'{{"size":{len(data)},"sha256":"{hashlib.sha256(data).hexdigest()}"}}'.encode()
+        check(status == 201 and body == expected, f"PUT /api/files/a.bin: {status} {body!r}")
+        with open(os.path.join(uploads, "a.bin"), "rb") as f:
+            check(f.read() == data, "the stored file differs")
+        status, _, _ = e.request("PUT", "/api/files/b.bin", b"x")
+        check(status == 401 and os.listdir(uploads) == ["a.bin"], f"an upload without logging in: {status}")
+
+        status, _, body = e.request("GET", "/api/work?ms=20")
+        check(status == 200 and body == b'{"slept_ms":20}', f"GET /api/work: {status} {body!r}")
+        asyncio.run(room(e.port, cookie.group(1)))
+
+        conn = http.client.HTTPSConnection("127.0.0.1", tls_port, timeout=REQUEST_SECONDS,
+                                           context=ssl.create_default_context(cafile=cert))
+        conn.request("GET", "/api/notes/1")
+        r = conn.getresponse()
+        check(r.status == 200 and r.read() == b'{"id":1,"text":"hi"}', f"over HTTPS: {r.status}")
+        conn.close()
+
+        # SIGTERM with blocking work in flight: it is answered, then the program exits 0.
+        with socket.create_connection(("127.0.0.1", e.port), timeout=REQUEST_SECONDS) as s:
+            s.sendall(b"GET /api/work?ms=600 HTTP/1.1\r\nHost: x\r\n\r\n")
+            time.sleep(0.2)
+            e.proc.send_signal(signal.SIGTERM)
+            answer = s.makefile("rb").read()
+        check(answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b'{"slept_ms":600}'), f"in flight: {answer!r}")
+        check(e.proc.wait(timeout=15) == 0, f"SIGTERM: exit status {e.proc.returncode}")
+
+
+async def room(port, cookie):
+    import websockets  # python3-websockets, not the standard library
+
+    url = f"ws://127.0.0.1:{port}/ws/room"
+    try:
+        async with websockets.connect(url, open_timeout=REQUEST_SECONDS):
+            raise Failure("the room let in a client without a session")
+    except websockets.exceptions.InvalidStatusCode as refused:
+        check(refused.status_code == 401, f"no session: {refused.status_code}")
+    async with websockets.connect(url, extra_headers={"Cookie": cookie}, open_timeout=REQUEST_SECONDS,
+                                  close_timeout=REQUEST_SECONDS, ping_interval=None) as ws:
+        await ws.send("hello")
+        await receive(ws, ["ada: hello"])
+
+
 def stet_server_cli(binary, extra):
     version = extra[0]
     out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=10)
@@ -457,9 +617,40 @@ def stet_server_cli(binary, extra):
     out = subprocess.run([binary, "--offload-threads", "many"], capture_output=True, text=True, timeout=10)
     check(out.returncode == 2 and "--offload-threads" in out.stderr, f"bad --offload-threads: {out}")
 
+    # A bad flag is one line, the reason last on the screen; the usage is for --help.
+    out = subprocess.run([binary, "--bogus"], capture_output=True, text=True, timeout=10)
+    check(out.returncode == 2 and out.stdout == "" and
+          out.stderr == "stet-server: unknown option '--bogus' (stet-server --help lists the options)\n",
+          f"an unknown flag: {out}")
+    out = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=10)
+    for explained in ("--static DIR ", "--tls-cert FILE --tls-key FILE  also serve HTTPS", "--secret S ",
+                      "--upload-dir DIR ", "--cors-origin ORIGIN  pages on ORIGIN", "HUP reloads the TLS files"):
+        check(explained in out.stdout, f"--help does not explain {explained!r}: {out.stdout}")
+    out = subprocess.run([binary, "--upload-dir", "/proc"], capture_output=True, text=True, timeout=10)
+    check(out.returncode == 1 and out.stderr.startswith("stet-server: --upload-dir /proc: "), f"/proc: {out}")
+    listening_lines(binary)
+
+
+def listening_lines(binary):
+    """A TCP and a unix listener: each "listening on" line names what a client connects to."""
+    work = tempfile.mkdtemp(prefix="stet-cli-")
+    path = os.path.join(work, "s.sock")
+    proc = subprocess.Popen([binary, "--listen", "127.0.0.1:0", "--listen", f"unix:{path}", "--no-access-log"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        while sum("listening on" in line for line in lines) < 2 and len(lines) < 10:
+            lines.append(proc.stderr.readline())
+        tcp = [l for l in lines if re.fullmatch(r"stet-server: listening on http://127\.0\.0\.1:[1-9]\d*/\n", l)]
+        check(len(tcp) == 1 and f"stet-server: listening on unix:{path}\n" in lines, f"listening lines: {lines}")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
+        shutil.rmtree(work, ignore_errors=True)
+
 
 SCENARIOS = {f.__name__: f for f in (hello, json_api, static_site, signed_cookies, streaming, sqlite_users, upload,
-                                     tls, websocket_chat, stet_server_cli)}
+                                     tls, websocket_chat, complete_service, stet_server_cli)}
 
 
 def main():

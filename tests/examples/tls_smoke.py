@@ -136,6 +136,9 @@ def run(binary, script, work):
         check('stet_tls_handshakes_total{kind="full"}' in out.stdout, f"metrics over https: {out.stderr}")
         out = curl(f"http://127.0.0.1:{server.port}/plaintext", cert)
         check(out.stdout == "Hello, World!", f"the plain listener: {out}")
+        check(wait_for_log(log, f"stet-server: listening on http://127.0.0.1:{server.port}/\n"
+                                f"stet-server: listening on https://127.0.0.1:{server.tls_port}/\n"),
+              "the listening lines do not name http:// and https://")
 
         out = s_client(server.tls_port, "-alpn", "http/1.1")
         check("ALPN protocol: http/1.1" in out.stdout, f"s_client ALPN http/1.1: {out.stdout}")

@@ -70,8 +70,8 @@ class Server:
             if not self.alive():
                 raise Failure(f"stet-server exited at start (code {self.proc.returncode}): {self.log_tail()}")
             text = self.log_text()
-            ports = [int(p) for p in re.findall(r"listening on \S+ \(port (\d+)\)", text)]
-            ports += [int(p) for p in re.findall(r"listening on http://[^ ]*:(\d+)/", text)]
+            # In the order printed: the plain listener, then the TLS one.
+            ports = [int(p) for p in re.findall(r"listening on https?://\S*:(\d+)/", text)]
             if len(ports) >= (2 if tls else 1):
                 return ports[0], (ports[1] if tls else None)
             time.sleep(0.02)

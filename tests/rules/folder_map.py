@@ -50,6 +50,9 @@ FOLDERS = (
            "timeouts, HTTP and WebSocket alike, on one timer: lists of `deadline_list`), `worker_executor` (resumes suspended coroutine handlers on the worker's loop)",
            ("net", "net/accept", "net/http1", "net/transport", "net/ws", "coro", "counters", "http", "log",
             "metrics", "request", "route", "tls", "websocket")),
+    Folder("process", "the process",
+           "`run_until_signal.cpp` (`<stet/run.hpp>`): starts a server, waits for SIGINT or SIGTERM (a pipe "
+           "written by a signal handler), stops it in stages; a SIGHUP hook. Public headers only, no Asio"),
     Folder("net/accept", "accept",
            "`listener` (TCP v4/v6 and unix sockets, handed round-robin to the workers), PROXY protocol intake "
            "(`proxy_intake`, parsed by `proxy_protocol`), `socket_activation` (listeners passed by systemd), "

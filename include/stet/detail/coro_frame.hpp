@@ -1,5 +1,6 @@
 #pragma once
-// Internal: not part of stet's API (see STYLE.md, "detail").
+// Internal: not part of stet's API. include/stet/detail/ holds only what the
+// public templates need to see (CONTRIBUTING.md, "Where a change goes").
 // What stet::task and stet's awaitables share: where coroutine frames come
 // from, the state of a handler's whole chain of tasks (its root), and the
 // contract every awaitable keeps so that a suspended handler can be cancelled.

@@ -1,5 +1,6 @@
 #pragma once
-// Internal: not part of stet's API (see STYLE.md, "detail").
+// Internal: not part of stet's API. include/stet/detail/ holds only what the
+// public templates need to see (CONTRIBUTING.md, "Where a change goes").
 // Turns a user's handler into a type-erased box once, at add(): its C++
 // signature is read here at compile time, and the adapter that converts the
 // matched segments into its arguments is instantiated here. Dispatch then
@@ -13,6 +14,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -32,19 +34,38 @@ struct capture {
 /// What a handler parameter after the request can receive.
 enum class arg_kind : std::uint8_t { text, int64, uint64 };
 
+/// A handler parameter's kind and, for an integer, the values its type holds:
+/// a capture outside them is no match (a 404), as an int64 overflow is.
+struct arg_type {
+  arg_kind kind;
+  std::int64_t min;   ///< the least value (int64 kind)
+  std::uint64_t max;  ///< the greatest value (integer kinds)
+  /// Narrower than the 64 bits a capture is converted to: checked after matching.
+  constexpr bool narrow() const noexcept {
+    return (kind == arg_kind::int64 && max < std::uint64_t{INT64_MAX}) ||
+           (kind == arg_kind::uint64 && max < std::uint64_t{UINT64_MAX});
+  }
+  friend constexpr bool operator==(const arg_type&, const arg_type&) = default;
+};
+
+/// An integer type a route parameter converts to: signed ones take {x:int},
+/// unsigned ones {x:uint}. Not bool, not the character types (char, wchar_t,
+/// char8_t, char16_t, char32_t): a number read into a character is a mistake.
 template <class T>
-concept route_integer = std::integral<T> && sizeof(T) == 8 && !std::same_as<T, bool>;
+concept route_integer =
+    std::integral<T> && !std::same_as<T, bool> && !std::same_as<T, char> && !std::same_as<T, wchar_t> &&
+    !std::same_as<T, char8_t> && !std::same_as<T, char16_t> && !std::same_as<T, char32_t>;
 template <class T>
 concept route_arg = std::same_as<T, std::string_view> || route_integer<T>;
 
 template <route_arg T>
-constexpr arg_kind arg_kind_of() noexcept {
+constexpr arg_type arg_type_of() noexcept {
   if constexpr (std::same_as<T, std::string_view>) {
-    return arg_kind::text;
+    return {arg_kind::text, 0, 0};
   } else if constexpr (std::signed_integral<T>) {
-    return arg_kind::int64;
+    return {arg_kind::int64, std::numeric_limits<T>::min(), static_cast<std::uint64_t>(std::numeric_limits<T>::max())};
   } else {
-    return arg_kind::uint64;
+    return {arg_kind::uint64, 0, std::numeric_limits<T>::max()};
   }
 }
 
@@ -56,6 +77,21 @@ constexpr bool accepts(arg_kind a, segment_kind k) noexcept {
     case arg_kind::uint64: return k == segment_kind::uint64;
   }
   return false;
+}
+
+/// Whether the integer captures fit their parameters' types (`captured`: the
+/// handler's own, one per element of `args`).
+inline bool in_range(std::span<const arg_type> args, const capture* captured) noexcept {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const arg_type& a = args[i];
+    const std::uint64_t bits = captured[i].number;
+    if (a.kind == arg_kind::uint64 && bits > a.max) return false;
+    if (a.kind == arg_kind::int64) {
+      const auto value = static_cast<std::int64_t>(bits);
+      if (value < a.min || (value > 0 && static_cast<std::uint64_t>(value) > a.max)) return false;
+    }
+  }
+  return true;
 }
 
 // A callable's parameter list, read from its one non-template operator() or
@@ -118,13 +154,13 @@ template <request_param Req, route_arg_param... A>
 struct typed_args<arg_list<Req, A...>> : std::bool_constant<(sizeof...(A) <= max_route_params)> {
   static constexpr bool async = false;
   using route_args = arg_list<A...>;
-  static constexpr std::array<arg_kind, sizeof...(A)> kinds{arg_kind_of<std::remove_cvref_t<A>>()...};
+  static constexpr std::array<arg_type, sizeof...(A)> kinds{arg_type_of<std::remove_cvref_t<A>>()...};
 };
 template <request_param Req, responder_param R, route_arg_param... A>
 struct typed_args<arg_list<Req, R, A...>> : std::bool_constant<(sizeof...(A) <= max_route_params)> {
   static constexpr bool async = true;
   using route_args = arg_list<A...>;
-  static constexpr std::array<arg_kind, sizeof...(A)> kinds{arg_kind_of<std::remove_cvref_t<A>>()...};
+  static constexpr std::array<arg_type, sizeof...(A)> kinds{arg_type_of<std::remove_cvref_t<A>>()...};
 };
 
 /// How handlers are called: on a const object, from any worker thread.
@@ -176,9 +212,9 @@ concept typed_handler = !plain_handler<F> && !async_plain_handler<F> && !coro_pl
 template <class F>
 inline constexpr bool takes_no_route_args = plain_handler<F> || async_plain_handler<F> || coro_plain_handler<F>;
 
-/// The kinds of a handler's route arguments (empty for a plain handler).
+/// The types of a handler's route arguments (empty for a plain handler).
 template <class F>
-constexpr std::span<const arg_kind> handler_arg_kinds() noexcept {
+constexpr std::span<const arg_type> handler_arg_kinds() noexcept {
   if constexpr (takes_no_route_args<F>) {
     return {};
   } else {
@@ -189,11 +225,11 @@ constexpr std::span<const arg_kind> handler_arg_kinds() noexcept {
 /// Whether a handler's arguments fit a pattern's parameters: a plain handler
 /// fits any pattern; a typed one needs one argument per parameter, each able to
 /// receive that parameter's class.
-constexpr bool handler_fits(std::span<const arg_kind> args, bool plain, const pattern_shape& shape) noexcept {
+constexpr bool handler_fits(std::span<const arg_type> args, bool plain, const pattern_shape& shape) noexcept {
   if (plain) return true;
   if (args.size() != shape.params) return false;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (!accepts(args[i], shape.kinds[i])) return false;
+    if (!accepts(args[i].kind, shape.kinds[i])) return false;
   }
   return true;
 }
@@ -232,46 +268,57 @@ response run_async(Call&& call) {
 struct handler_box {
   using invoke_fn = response (*)(const handler_box& self, request& req, const capture* args);
   invoke_fn invoke;
-  std::span<const arg_kind> args;  ///< the handler's route argument kinds (for the check at add())
+  std::span<const arg_type> args;  ///< the handler's route argument types (for the check at add())
   bool plain;                      ///< takes only the request
+  bool narrow;                     ///< some integer argument is narrower than 64 bits: matching checks in_range()
 };
+
+template <class F>
+constexpr bool has_narrow_args() noexcept {
+  for (const arg_type& a : handler_arg_kinds<F>()) {
+    if (a.narrow()) return true;
+  }
+  return false;
+}
 
 template <class F>
 struct handler_holder : handler_box {
   // By value: registration moves the handler in once more, and no forwarding
   // constructor can stand in for the copy or move constructor.
-  explicit handler_holder(F f) : handler_box{&call, handler_arg_kinds<F>(), takes_no_route_args<F>}, fn(std::move(f)) {}
+  explicit handler_holder(F f)
+      : handler_box{&call, handler_arg_kinds<F>(), takes_no_route_args<F>, has_narrow_args<F>()}, fn(std::move(f)) {}
 
-  static response call(const handler_box& self, request& req, const capture* args) {
+  static response call(const handler_box& self, request& req, const capture* captured) {
     const F& target = static_cast<const handler_holder&>(self).fn;
     if constexpr (plain_handler<F>) {
-      (void)args;
+      (void)captured;
       return target(req);
     } else if constexpr (async_plain_handler<F>) {
-      (void)args;
+      (void)captured;
       return run_async([&](responder r) { target(req, std::move(r)); });
     } else if constexpr (coro_plain_handler<F>) {
-      (void)args;
+      (void)captured;
       return run_task(target(req));
     } else {
       using list = typed_args<handler_args<F>>;
       using indexes = std::make_index_sequence<list::kinds.size()>;
       if constexpr (list::async) {
-        return run_async(
-            [&](responder r) { call_typed(target, req, args, typename list::route_args{}, indexes{}, std::move(r)); });
+        return run_async([&](responder r) {
+          call_typed(target, req, captured, typename list::route_args{}, indexes{}, std::move(r));
+        });
       } else if constexpr (is_handler_task<typename handler_signature<F>::result>) {
-        return run_task(call_typed(target, req, args, typename list::route_args{}, indexes{}));
+        return run_task(call_typed(target, req, captured, typename list::route_args{}, indexes{}));
       } else {
-        return response(call_typed(target, req, args, typename list::route_args{}, indexes{}));
+        return response(call_typed(target, req, captured, typename list::route_args{}, indexes{}));
       }
     }
   }
 
   // `lead`: the responder of an asynchronous handler, nothing otherwise.
   template <class... A, std::size_t... I, class... Lead>
-  static decltype(auto) call_typed(const F& target, request& req, const capture* args, arg_list<A...>,
+  static decltype(auto) call_typed(const F& target, request& req, const capture* captured, arg_list<A...>,
                                    std::index_sequence<I...>, Lead&&... lead) {
-    return target(req, std::forward<Lead>(lead)..., convert<std::remove_cvref_t<A>>(args[I])...);
+    return target(req, std::forward<Lead>(lead)..., convert<std::remove_cvref_t<A>>(captured[I])...);
   }
 
   F fn;

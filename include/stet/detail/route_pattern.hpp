@@ -1,5 +1,6 @@
 #pragma once
-// Internal: not part of stet's API (see STYLE.md, "detail").
+// Internal: not part of stet's API. include/stet/detail/ holds only what the
+// public templates need to see (CONTRIBUTING.md, "Where a change goes").
 // The route pattern grammar as constexpr functions, so that one parser serves
 // both router::add() at run time and the "_route" literal at compile time.
 

@@ -1,5 +1,6 @@
 #pragma once
-// Internal: not part of stet's API (see STYLE.md, "detail").
+// Internal: not part of stet's API. include/stet/detail/ holds only what the
+// public templates need to see (CONTRIBUTING.md, "Where a change goes").
 // What router and route_group hold: the place routes are added to. Its
 // members are compiled into the library (src/route/router.cpp).
 

@@ -1,5 +1,6 @@
 #pragma once
-// Internal: not part of stet's API (see STYLE.md, "detail").
+// Internal: not part of stet's API. include/stet/detail/ holds only what the
+// public templates need to see (CONTRIBUTING.md, "Where a change goes").
 // The lookups that header_map, cookie_jar and form_data share: a name-sorted
 // span of {name, value} fields, where "first value" and "every value" of a name
 // are one search for the run of equal names. get() and get_all() are compiled

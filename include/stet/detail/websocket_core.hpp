@@ -1,5 +1,6 @@
 #pragma once
-// Internal: not part of stet's API (see STYLE.md, "detail").
+// Internal: not part of stet's API. include/stet/detail/ holds only what the
+// public templates need to see (CONTRIBUTING.md, "Where a change goes").
 // What the WebSocket templates of <stet/websocket.hpp> call through: the
 // session behind a socket (implemented in src/), a route's type-erased
 // callbacks, the per-connection user data, and the two steps of an upgrade.

@@ -34,6 +34,11 @@ stet::status multipart_error::status() const noexcept {
 std::string multipart_error::message() const {
   if (!code) return {};
   if (detail.empty()) return code.message();
+  // A Content-Type without a usable boundary is refused before any body byte:
+  // a position in the body would point at nothing.
+  const bool about_the_header =
+      code == make_error_code(error::bad_multipart_boundary) || code == make_error_code(error::unsupported_media_type);
+  if (about_the_header) return fmt::format("{}: {}", code.message(), detail);
   return fmt::format("{}: {} (at byte {})", code.message(), detail, offset);
 }
 

@@ -74,6 +74,37 @@ TEST(Router, TypedParametersConvertOnceAndRejectOverflow) {
   EXPECT_EQ(call(r, method::get, "/alnum/a-b").status(), status::not_found);
 }
 
+TEST(Router, NarrowIntegerParametersTakeOnlyTheirRange) {
+  router r;
+  r.get("/i/{id:int}"_route, [](request&, int id) { return named("int:" + std::to_string(id)); });
+  r.get("/s/{id:int}", [](request&, const std::int8_t& id) { return named("int8:" + std::to_string(id)); });
+  r.get("/u/{n:uint}", [](request&, unsigned short n) { return named("ushort:" + std::to_string(n)); });
+  r.get("/u8/{n:uint}/{rest*}", [](request&, std::uint8_t n, std::string_view) { return named(std::to_string(n)); });
+  // A narrow route does not hide a wider fallback: out of range is no match, and the next candidate is tried.
+  r.get("/w/{id:int}", [](request&, short id) { return named("short:" + std::to_string(id)); });
+  r.get("/w/{name}", [](request&, std::string_view name) { return named("name:" + std::string(name)); });
+  // Under a group the handler's own parameters follow the prefix's, which it does not take.
+  r.group("/g/{a:int}").get("/{b:int}", [](request&, std::int8_t b) { return named("group:" + std::to_string(b)); });
+
+  EXPECT_EQ(body_of(r, "/i/2147483647"), "int:2147483647");
+  EXPECT_EQ(body_of(r, "/i/-2147483648"), "int:-2147483648");
+  EXPECT_EQ(call(r, method::get, "/i/2147483648").status(), status::not_found);
+  EXPECT_EQ(call(r, method::get, "/i/-2147483649").status(), status::not_found);
+  EXPECT_EQ(call(r, method::head, "/i/2147483648").status(), status::not_found);
+  EXPECT_EQ(body_of(r, "/s/-128"), "int8:-128");
+  EXPECT_EQ(body_of(r, "/s/127"), "int8:127");
+  EXPECT_EQ(call(r, method::get, "/s/128").status(), status::not_found);
+  EXPECT_EQ(call(r, method::get, "/s/-129").status(), status::not_found);
+  EXPECT_EQ(body_of(r, "/u/65535"), "ushort:65535");
+  EXPECT_EQ(call(r, method::get, "/u/65536").status(), status::not_found);
+  EXPECT_EQ(body_of(r, "/u8/255/x"), "255");
+  EXPECT_EQ(call(r, method::get, "/u8/256/x").status(), status::not_found);
+  EXPECT_EQ(body_of(r, "/w/32767"), "short:32767");
+  EXPECT_EQ(body_of(r, "/w/32768"), "name:32768");
+  EXPECT_EQ(body_of(r, "/g/100000/-5"), "group:-5");
+  EXPECT_EQ(call(r, method::get, "/g/1/300").status(), status::not_found);
+}
+
 TEST(Router, CompileTimePatternsWork) {
   router r;
   r.get("/users/{id:int}"_route, [](request&, std::int64_t id) { return named(std::to_string(id)); });

@@ -391,6 +391,16 @@ TEST(Multipart, ErrorsCarryStatusDetailAndOffset) {
   EXPECT_EQ(p.next().kind, multipart_event_kind::failed);  // sticky
 }
 
+TEST(Multipart, ContentTypeErrorsNameNoBodyPosition) {
+  const stet::multipart_error missing = stet::multipart_boundary("multipart/form-data").error;
+  EXPECT_EQ(missing.message(), missing.code.message() + ": no boundary parameter");
+  const stet::multipart_error other = stet::multipart_boundary("text/plain").error;
+  EXPECT_EQ(other.message(), other.code.message() + ": the Content-Type is not multipart/form-data");
+  multipart_parser p("multipart/form-data; boundary=");
+  EXPECT_EQ(p.next().kind, multipart_event_kind::failed);
+  EXPECT_EQ(p.error().message().find("at byte"), std::string::npos) << p.error().message();
+}
+
 TEST(Multipart, FeedingBeforeThePieceIsUsedUpIsACallerBug) {
   multipart_parser p(content_type);
   const std::string body = field("a", "1");
