@@ -15,6 +15,22 @@ boost::system::error_code system_error(int e) noexcept {
   return {e, boost::system::system_category()};
 }
 
+// Runs a write system call (its result a count or -1), again after EINTR:
+// the bytes it took, or 0 with `ec` set.
+template <class Call>
+std::size_t retrying(Call call, boost::system::error_code& ec) noexcept {
+  for (;;) {
+    const ssize_t n = call();
+    if (n >= 0) {
+      ec = {};
+      return static_cast<std::size_t>(n);
+    }
+    if (errno == EINTR) continue;
+    ec = system_error(errno);
+    return 0;
+  }
+}
+
 }  // namespace
 
 template <class Protocol>
@@ -40,40 +56,22 @@ template <class Protocol>
 std::size_t socket_transport<Protocol>::write_some(std::span<const iovec> pieces,
                                                    boost::system::error_code& ec) noexcept {
   const int fd = socket_.native_handle();
-  for (;;) {
-    ssize_t n = 0;
-    if (pieces.size() == 1) {
-      n = ::send(fd, pieces.front().iov_base, pieces.front().iov_len, MSG_NOSIGNAL);
-    } else {
-      msghdr message{};
-      message.msg_iov = const_cast<iovec*>(pieces.data());  // NOLINT: sendmsg does not write through it
-      message.msg_iovlen = std::min<std::size_t>(pieces.size(), IOV_MAX);
-      n = ::sendmsg(fd, &message, MSG_NOSIGNAL);
-    }
-    if (n >= 0) {
-      ec = {};
-      return static_cast<std::size_t>(n);
-    }
-    if (errno == EINTR) continue;
-    ec = system_error(errno);
-    return 0;
-  }
+  return retrying(
+      [&]() -> ssize_t {
+        if (pieces.size() == 1) return ::send(fd, pieces.front().iov_base, pieces.front().iov_len, MSG_NOSIGNAL);
+        msghdr message{};
+        message.msg_iov = const_cast<iovec*>(pieces.data());  // NOLINT: sendmsg does not write through it
+        message.msg_iovlen = std::min<std::size_t>(pieces.size(), IOV_MAX);
+        return ::sendmsg(fd, &message, MSG_NOSIGNAL);
+      },
+      ec);
 }
 
 template <class Protocol>
 std::size_t socket_transport<Protocol>::write_file(int fd, std::uint64_t offset, std::size_t length,
                                                    boost::system::error_code& ec) noexcept {
-  for (;;) {
-    auto at = static_cast<off_t>(offset);
-    const ssize_t n = ::sendfile(socket_.native_handle(), fd, &at, length);
-    if (n >= 0) {
-      ec = {};
-      return static_cast<std::size_t>(n);
-    }
-    if (errno == EINTR) continue;
-    ec = system_error(errno);
-    return 0;
-  }
+  auto at = static_cast<off_t>(offset);
+  return retrying([&] { return ::sendfile(socket_.native_handle(), fd, &at, length); }, ec);
 }
 
 template <class Protocol>
