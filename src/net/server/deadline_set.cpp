@@ -46,7 +46,8 @@ void deadline_set::for_each_list(Visit&& visit) {
   for (deadline_list& list : kinds_) visit(list);
   // By index: a timeout may arm a hook for a new duration, adding a list
   // (a range-for's iterators would not survive the vector growing).
-  for (std::size_t i = 0; i < by_duration_.size(); ++i) visit(*by_duration_[i].second);  // NOLINT(modernize-loop-convert)
+  // NOLINTNEXTLINE(modernize-loop-convert)
+  for (std::size_t i = 0; i < by_duration_.size(); ++i) visit(*by_duration_[i].second);
 }
 
 void deadline_set::schedule(steady::time_point due) {
