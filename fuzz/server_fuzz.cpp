@@ -30,9 +30,9 @@
 #include "support/require.hpp"
 #include "support/wire_reader.hpp"
 
-#include "support/memory_transport.hpp"
 #include "net/accept/proxy_intake.hpp"
 #include "net/server/worker.hpp"
+#include "support/memory_transport.hpp"
 
 #include <stet/body.hpp>
 #include <stet/body_stream.hpp>

@@ -219,8 +219,8 @@ dispatch_outcome router_access::start(const router& routes, request& req, route_
   // tables are swapped in meanwhile. A pending answer's afters point at
   // middleware layers, which the router keeps for its whole life.
   const epoch::read_section pin;
-  dispatch_outcome o{guarded_dispatch(routes.scope_.state().acquire(), req, m), dispatch_outcome::kind::answer,
-                     nullptr, nullptr};
+  dispatch_outcome o{guarded_dispatch(routes.scope_.state().acquire(), req, m), dispatch_outcome::kind::answer, nullptr,
+                     nullptr};
   o.classify();
   return o;
 }

@@ -37,7 +37,7 @@ struct dispatch_outcome {
     if (response_access::pending(answer) != nullptr || response_access::upgrades(answer)) classify_deferred();
   }
 
-  response answer;                             // kind::answer; kind::upgrade: the 101
+  response answer;  // kind::answer; kind::upgrade: the 101
   kind what = kind::answer;
   std::shared_ptr<pending_response> slot;      // kind::pending, kind::body_sink (its `body`)
   std::shared_ptr<websocket_upgrade> upgrade;  // kind::upgrade

@@ -3,10 +3,10 @@
 #include "crypto/sha256.hpp"
 #include "http/conditional.hpp"
 #include "metrics/snapshot.hpp"
-#include "status/status_html.hpp"
-#include "status/status_json.hpp"
 #include "metrics/worker_counters.hpp"
 #include "request/field_lines.hpp"
+#include "status/status_html.hpp"
+#include "status/status_json.hpp"
 
 #include <chrono>
 #include <string>

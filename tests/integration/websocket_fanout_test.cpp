@@ -32,9 +32,9 @@ using namespace std::chrono_literals;
 using stet::test::metric_value;
 using stet::test::raw_client;
 using stet::test::running_server;
+using stet::test::ws_client;
 using stet::test::ws::client_frame;
 using stet::test::ws::opcode;
-using stet::test::ws_client;
 
 // Names the worker threads 0, 1, ... in the order they first answer.
 struct worker_names {

@@ -23,9 +23,9 @@ using namespace std::chrono_literals;
 using stet::test::raw_client;
 using stet::test::running_server;
 using stet::test::take_frame;
+using stet::test::ws_frame;
 using stet::test::ws::client_frame;
 using stet::test::ws::opcode;
-using stet::test::ws_frame;
 
 constexpr std::string_view upgrade_head =
     "GET /ws/echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

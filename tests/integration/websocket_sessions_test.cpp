@@ -21,11 +21,11 @@ namespace {
 
 using namespace std::chrono_literals;
 using stet::test::running_server;
+using stet::test::ws_client;
+using stet::test::ws_frame;
 using stet::test::ws::client_frame;
 using stet::test::ws::frame_bytes;
 using stet::test::ws::opcode;
-using stet::test::ws_client;
-using stet::test::ws_frame;
 
 // What the routes saw, shared with the test thread.
 struct observed {

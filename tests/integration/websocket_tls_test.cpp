@@ -19,9 +19,9 @@ namespace {
 
 using stet::test::take_frame;
 using stet::test::tls_client;
+using stet::test::ws_frame;
 using stet::test::ws::client_frame;
 using stet::test::ws::opcode;
-using stet::test::ws_frame;
 
 stet::router echo_routes() {
   stet::router r;

@@ -4,8 +4,8 @@
 // connection and of WebSocket sessions (unit tests only: it reaches into
 // src/net).
 
-#include "support/memory_transport.hpp"
 #include "net/server/worker.hpp"
+#include "support/memory_transport.hpp"
 
 #include <stet/router.hpp>
 #include <stet/server_options.hpp>

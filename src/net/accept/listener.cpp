@@ -1,9 +1,9 @@
 #include "net/accept/listener.hpp"
 
 #include "net/accept/proxy_intake.hpp"
+#include "net/server/worker.hpp"
 #include "net/transport/socket_transport.hpp"
 #include "net/transport/tls_transport.hpp"
-#include "net/server/worker.hpp"
 #include "tls/tls_service.hpp"
 
 #include <boost/asio/ip/v6_only.hpp>

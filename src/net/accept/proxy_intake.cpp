@@ -1,9 +1,9 @@
 #include "net/accept/proxy_intake.hpp"
 
 #include "net/accept/proxy_protocol.hpp"
+#include "net/server/worker.hpp"
 #include "net/transport/socket_transport.hpp"
 #include "net/transport/tls_transport.hpp"
-#include "net/server/worker.hpp"
 
 #include <sys/socket.h>
 

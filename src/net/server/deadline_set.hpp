@@ -23,7 +23,9 @@ class deadline_set {
   deadline_set& operator=(const deadline_set&) = delete;
 
   /// Puts `hook` at the tail of kind `kind`'s list, due at now + its duration.
-  void arm(deadline_hook& hook, timeout_kind kind, steady::time_point now) { schedule_if_sooner(list(kind).push(hook, now)); }
+  void arm(deadline_hook& hook, timeout_kind kind, steady::time_point now) {
+    schedule_if_sooner(list(kind).push(hook, now));
+  }
   /// Puts `hook` on the list of duration `d` (kind idle), due at now + d.
   void arm_for(deadline_hook& hook, steady::duration d, steady::time_point now) noexcept;
   static void disarm(deadline_hook& hook) noexcept { deadline_list::unlink(hook); }

@@ -10,8 +10,8 @@
 #include "log/access_log_sink.hpp"
 #include "net/accept/address_counts.hpp"
 #include "net/accept/listener.hpp"
-#include "net/ws/websocket_hub.hpp"
 #include "net/server/worker.hpp"
+#include "net/ws/websocket_hub.hpp"
 #include "request/proxy_trust.hpp"
 #include "tls/tls_service.hpp"
 

@@ -2,8 +2,8 @@
 
 #include "counters/counter_add.hpp"
 #include "log/sigpipe.hpp"
-#include "net/http1/connection.hpp"
 #include "net/accept/proxy_intake.hpp"
+#include "net/http1/connection.hpp"
 #include "net/ws/websocket_worker.hpp"
 #include "request/proxy_trust.hpp"
 #include "route/router_access.hpp"

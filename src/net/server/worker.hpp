@@ -12,10 +12,10 @@
 #include "log/access_log.hpp"
 #include "metrics/worker_counters.hpp"
 #include "net/asio.hpp"
-#include "net/server/deadline_set.hpp"
 #include "net/http1/exchange.hpp"
-#include "net/transport/transport.hpp"
+#include "net/server/deadline_set.hpp"
 #include "net/server/worker_executor.hpp"
+#include "net/transport/transport.hpp"
 
 #include <array>
 #include <memory>

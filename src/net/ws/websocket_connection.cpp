@@ -1,8 +1,8 @@
 #include "net/ws/websocket_connection.hpp"
 
 #include "counters/counter_add.hpp"
-#include "net/ws/websocket_worker.hpp"
 #include "net/server/worker.hpp"
+#include "net/ws/websocket_worker.hpp"
 #include "websocket/upgrade.hpp"
 
 #include <algorithm>

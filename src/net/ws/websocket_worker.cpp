@@ -1,8 +1,8 @@
 #include "net/ws/websocket_worker.hpp"
 
+#include "net/server/worker.hpp"
 #include "net/ws/websocket_connection.hpp"
 #include "net/ws/websocket_hub.hpp"
-#include "net/server/worker.hpp"
 
 #include <algorithm>
 

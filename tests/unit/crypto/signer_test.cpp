@@ -1,8 +1,8 @@
 #include <stet/signer.hpp>
 
+#include "counters/memo_stats.hpp"
 #include "crypto/hmac.hpp"
 #include "http/base64url.hpp"
-#include "counters/memo_stats.hpp"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>

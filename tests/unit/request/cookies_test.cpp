@@ -2,8 +2,8 @@
 #include <stet/error.hpp>
 #include <stet/response.hpp>
 
-#include "request/cookie_cache.hpp"
 #include "counters/memo_stats.hpp"
+#include "request/cookie_cache.hpp"
 
 #include <gtest/gtest.h>
 

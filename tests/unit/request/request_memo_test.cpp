@@ -4,9 +4,9 @@
 #include <stet/signer.hpp>
 #include <stet/test_request.hpp>
 
+#include "counters/memo_stats.hpp"
 #include "request/cookie_cache.hpp"
 #include "request/header_names.hpp"
-#include "counters/memo_stats.hpp"
 #include "support/alloc_counter.hpp"
 #include "support/request_builder.hpp"
 

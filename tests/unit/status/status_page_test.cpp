@@ -5,8 +5,8 @@
 #include <stet/test_request.hpp>
 
 #include "coro/offload_pool.hpp"
-#include "status/status_json.hpp"
 #include "metrics/worker_counters.hpp"
+#include "status/status_json.hpp"
 
 #include <gtest/gtest.h>
 #include <simdjson.h>

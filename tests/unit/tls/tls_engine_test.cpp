@@ -4,8 +4,8 @@
 // 16 KiB records, no SSL_sendfile), and when close_notify is (not) sent.
 
 #include "tls/tls_engine.hpp"
-#include "support/memory_transport.hpp"
 #include "net/transport/tls_transport.hpp"
+#include "support/memory_transport.hpp"
 #include "tls/ticket_keys.hpp"
 #include "tls/tls_context.hpp"
 #include "tls/tls_stats.hpp"

@@ -35,8 +35,8 @@ class collecting_sink final : public stet::body_sink {
 // What a handler saw of its request, in one line.
 std::string seen(const stet::request& req) {
   return std::string(req.method_name()) + " " + std::string(req.target()) + " " +
-         std::string(req.params().get("name").value_or("-")) + " " +
-         std::string(req.header("x-tag").value_or("-")) + " " + std::string(req.host());
+         std::string(req.params().get("name").value_or("-")) + " " + std::string(req.header("x-tag").value_or("-")) +
+         " " + std::string(req.host());
 }
 
 stet::router routes() {
@@ -45,14 +45,13 @@ stet::router routes() {
   streamed.stream_body = true;
   r.put("/up/{name}", streamed,
         [](stet::request& req) { return stet::read_body(std::make_unique<collecting_sink>(seen(req))); });
-  r.post("/echo/{name}", [](stet::request& req) { return stet::response::text(seen(req) + "|" + std::string(req.body())); });
+  r.post("/echo/{name}",
+         [](stet::request& req) { return stet::response::text(seen(req) + "|" + std::string(req.body())); });
   r.get("/a", [](stet::request&) { return stet::response::text("alpha"); });
   return r;
 }
 
-std::string body_of_last(const std::string& wire) {
-  return wire.substr(wire.rfind("\r\n\r\n") + 4);
-}
+std::string body_of_last(const std::string& wire) { return wire.substr(wire.rfind("\r\n\r\n") + 4); }
 
 // The head matched no route; a route for it is added before its body comes:
 // the request is answered by the new route (the match kept from the head

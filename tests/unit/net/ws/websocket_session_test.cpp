@@ -84,8 +84,9 @@ std::string after_head(const std::string& wire) {
 }
 
 // Two messages (one fragmented around a ping) and the close handshake.
-const std::string session_bytes = upgrade + client_frame(opcode::text, "hello") + client_frame(opcode::binary, "bi", false) +
-                                  client_frame(opcode::ping, "p") + client_frame(opcode::continuation, "nary") +
+const std::string session_bytes = upgrade + client_frame(opcode::text, "hello") +
+                                  client_frame(opcode::binary, "bi", false) + client_frame(opcode::ping, "p") +
+                                  client_frame(opcode::continuation, "nary") +
                                   client_frame(opcode::close, std::string("\x03\xe8", 2) + "bye");
 
 TEST(WebsocketSession, EverySplitOfTheClientBytesGetsTheSameAnswers) {
@@ -246,8 +247,9 @@ TEST(WebsocketBackPressure, BytesReadBeforeTheQueueFilledAreHandledOnceItDrains)
                   .message = [](stet::websocket<>& ws, std::string_view m, stet::message_kind k) { ws.send(m, k); }});
   stet::test::memory_server server(std::move(r));
   const std::string big(2 * 1024 * 1024, 'b');
-  const std::string wire = server.exchange(
-      {upgrade + client_frame(opcode::binary, big) + client_frame(opcode::text, "right behind") + client_frame(opcode::ping, "still there?")});
+  const std::string wire =
+      server.exchange({upgrade + client_frame(opcode::binary, big) + client_frame(opcode::text, "right behind") +
+                       client_frame(opcode::ping, "still there?")});
   std::string frames = after_head(wire);
   std::vector<stet::test::ws_frame> got;
   while (auto f = stet::test::take_frame(frames)) got.push_back(*f);
