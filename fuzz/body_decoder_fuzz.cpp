@@ -1,5 +1,5 @@
 // Target: the request-body decoders (gzip, br, zstd) behind
-// compression_settings::decode_request_bodies. Byte 0 chooses:
+// compression_options::decode_request_bodies. Byte 0 chooses:
 //   bits 0-1  the coding: gzip, br, zstd, or "Content-Encoding value" mode
 //   bit 2     round trip: the payload is compressed first (as two gzip
 //             members or zstd frames when bit 6 is set), then decoded

@@ -24,8 +24,8 @@ using stet::test::multipart_outcome;
 
 constexpr std::string_view content_type = "multipart/form-data; boundary=fz";
 
-stet::multipart_limits small_limits() {
-  stet::multipart_limits l;
+stet::multipart_options small_limits() {
+  stet::multipart_options l;
   l.max_parts = 8;
   l.max_header_bytes = 512;
   l.max_header_count = 6;
@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(again.done && again.parts == whole.parts, "a rebuilt body parses to the same parts", in.payload);
   }
 
-  stet::multipart_form_limits form_limits;
+  stet::multipart_form_options form_limits;
   form_limits.max_field_bytes = 256;
   form_limits.max_total_bytes = 1024;
   stet::multipart_form form(form_limits);

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # Installs, from Debian 12 packages, exactly what stet needs to build, test,
 # document and benchmark; skips what is already installed. Idempotent. Root, or sudo.
-#   scripts/install-deps.sh          # build, test, benchmark
-#   scripts/install-deps.sh --fuzz   # and clang with libFuzzer (scripts/fuzz.sh)
-#   scripts/install-deps.sh --tidy   # and clang-tidy with run-clang-tidy (scripts/tidy.sh)
-#   scripts/install-deps.sh --bench  # and nginx with its brotli modules (bench/e2e/compression.sh)
+#   scripts/install-deps.sh              # build, test, benchmark (what scripts/test.sh and CI use)
+#   scripts/install-deps.sh --build-only # only what builds the library and its examples (scripts/serve.sh)
+#   scripts/install-deps.sh --fuzz       # and clang with libFuzzer (scripts/fuzz.sh)
+#   scripts/install-deps.sh --tidy       # and clang-tidy with run-clang-tidy (scripts/tidy.sh)
+#   scripts/install-deps.sh --bench      # and nginx with its brotli modules (bench/e2e/compression.sh)
+# --build-only combines with the others (--build-only --tidy: build and lint, no test peers).
 set -euo pipefail
 
-packages=(
+# The library and every example: a compiler, the build tools and the libraries
+# stet links (DESIGN.md's dependency table).
+build=(
   build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev node-llhttp libsimdjson-dev libfmt-dev libssl-dev
   zlib1g-dev libbrotli-dev libzstd-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  wrk curl python3
   # the SQLite example's blocking query (examples/sqlite_users, docs/handlers.md)
   libsqlite3-dev
+)
+# The tests, the micro-benchmarks and the real peers the tests start.
+tests=(
+  libgtest-dev libgmock-dev libbenchmark-dev
+  wrk curl python3
   # TLS tests and benchmarks: the openssl CLI (s_client, s_time, scripts/self-signed-cert.sh), nginx to compare
   openssl nginx
   # docs and browser tests: the API reference (scripts/docs.sh), headless
@@ -26,17 +33,23 @@ packages=(
   # bench/e2e/upload.sh's cpp-httplib peer (bench/e2e/peers: httplib.h and libcpp-httplib.so)
   libcpp-httplib-dev
 )
-if [ "${1:-}" = "--fuzz" ]; then
-  # libFuzzer and the sanitizer runtimes come with clang's runtime package,
-  # which clang only recommends: name it, since recommends are not installed.
-  packages+=(clang libclang-rt-14-dev)
-fi
-if [ "${1:-}" = "--tidy" ]; then
-  packages+=(clang-tidy)
-fi
-if [ "${1:-}" = "--bench" ]; then
-  # The compression benchmark's peer: nginx's gzip, and brotli from ngx_brotli.
-  packages+=(nginx libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static)
+
+packages=("${build[@]}")
+with_tests=1
+for arg in "$@"; do
+  case "$arg" in
+    --build-only) with_tests=0 ;;
+    # libFuzzer and the sanitizer runtimes come with clang's runtime package,
+    # which clang only recommends: name it, since recommends are not installed.
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    --tidy) packages+=(clang-tidy) ;;
+    # The compression benchmark's peer: nginx's gzip, and brotli from ngx_brotli.
+    --bench) packages+=(nginx libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static) ;;
+    *) echo "install-deps: unknown option $arg (--build-only, --fuzz, --tidy, --bench)" >&2; exit 2 ;;
+  esac
+done
+if [ "$with_tests" = 1 ]; then
+  packages+=("${tests[@]}")
 fi
 
 missing=()

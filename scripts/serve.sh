@@ -3,8 +3,7 @@
 # 127.0.0.1:8080 with the bundled example site. Extra arguments go to stet-server.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-"$root/scripts/install-deps.sh"
-cmake -S "$root" -B "$root/build-release" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DSTET_BUILD_TESTS=OFF -DSTET_BUILD_BENCH=OFF -DSTET_BUILD_EXAMPLES=ON >/dev/null
+"$root/scripts/install-deps.sh" --build-only
+cmake -S "$root" --preset release >/dev/null  # build-release/ (CMakePresets.json)
 cmake --build "$root/build-release" --target stet-server -j"$(nproc)"
 exec "$root/build-release/examples/stet-server" --host 127.0.0.1 --port 8080 "$@"

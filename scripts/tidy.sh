@@ -14,10 +14,10 @@ jobs="${TIDY_JOBS:-$(nproc)}"
 "$root/scripts/install-deps.sh" --tidy
 tidy_runner="$(command -v run-clang-tidy || command -v run-clang-tidy-14)"
 
-# The same configuration as scripts/test.sh (checkheaders needs the tests on),
+# The same configuration as scripts/test.sh, its dev preset (checkheaders needs the tests on),
 # so the compile commands are the ones CI builds.
 if [ ! -f "$build/compile_commands.json" ]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTET_BUILD_TESTS=ON >/dev/null
+  cmake -S "$root" --preset dev -B "$build" >/dev/null
 fi
 
 # clang cannot read GCC's precompiled header: drop the PCH flags. Every file

@@ -106,8 +106,7 @@ build_stet() {
   fi
   "$root/scripts/install-deps.sh"
   log "building stet-server (Release)"
-  cmake -S "$root" -B "$root/build-release" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DSTET_BUILD_TESTS=OFF -DSTET_BUILD_BENCH=OFF >/dev/null
+  cmake -S "$root" --preset release >/dev/null  # build-release/ (CMakePresets.json)
   cmake --build "$root/build-release" --target stet-server -j"$(nproc)" >/dev/null
   stet_bin="$root/build-release/examples/stet-server"
 }

@@ -33,7 +33,7 @@ constexpr std::string_view coding_name(content_coding c) noexcept {
 /// How and when responses are compressed, and whether request bodies with a
 /// Content-Encoding are decoded. A plain aggregate, copied into the server at
 /// construction; the defaults are nginx's where nginx has one.
-struct compression_settings {
+struct compression_options {
   /// Master switch for response compression. Off by default: compressing a
   /// response that reflects a secret next to attacker-chosen input leaks the
   /// secret (BREACH), so an application opts in, and opts such responses out
@@ -82,5 +82,9 @@ struct compression_settings {
   /// produce it, no more.
   std::size_t max_decoded_body_bytes = 8 * 1024 * 1024;
 };
+
+/// The earlier name (#26: option structs are named *_options): deprecated,
+/// removed in the next release.
+using compression_settings [[deprecated("renamed compression_options")]] = compression_options;
 
 }  // namespace stet

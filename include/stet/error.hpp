@@ -49,7 +49,7 @@ enum class error {
   unsupported_media_type,  ///< 415: the Content-Type is not the one the body is read as
   invalid_json,            ///< malformed JSON, invalid UTF-8, nesting too deep, or an empty body
   too_many_form_fields,    ///< 413: more urlencoded fields than the form limit
-  // Coded request bodies (compression_settings::decode_request_bodies).
+  // Coded request bodies (compression_options::decode_request_bodies).
   unsupported_content_coding,  ///< 415: a Content-Encoding stet does not decode, or more than one
   bad_content_coding,          ///< 400: the coded body is corrupt, truncated or has trailing bytes
   decoded_body_too_large,      ///< 413: the body decodes to more than max_decoded_body_bytes

@@ -45,12 +45,16 @@ enum class errc : std::uint8_t {
 std::string_view describe(errc e) noexcept;
 
 /// Limits for one writer.
-struct settings {
+struct writer_options {
   /// Containers that may be open at once. The default is serde_json's read limit, so
   /// a stet document is readable by common parsers; values above writer::max_depth_cap
   /// are clamped to it.
   std::size_t max_depth = 128;
 };
+
+/// The earlier name (#26: option structs are named *_options): deprecated,
+/// removed in the next release.
+using settings [[deprecated("renamed writer_options")]] = writer_options;
 
 /// Appends `text` to `out` with JSON string escapes and the invalid-UTF-8
 /// replacement of this file's policy, without the surrounding quotes.
@@ -134,7 +138,7 @@ concept serializable = detail::is_serializable<std::remove_cvref_t<T>>();
 ///
 /// Calls chain: `w.begin_object().key("id").value(7).end_object();`. Misuse (a
 /// value where a key is due, an unbalanced end, a second root) or nesting past
-/// settings::max_depth never throws and never produces malformed output: the
+/// writer_options::max_depth never throws and never produces malformed output: the
 /// offending call is dropped (a too-deep container becomes null), and error()
 /// reports the first problem. Only allocation failure in the target string throws.
 ///
@@ -147,11 +151,11 @@ concept serializable = detail::is_serializable<std::remove_cvref_t<T>>();
 /// allocates nothing itself, and is about 1.2 KiB (fine on the stack).
 class writer {
  public:
-  /// The largest settings::max_depth honoured (simdjson's default read limit).
+  /// The largest writer_options::max_depth honoured (simdjson's default read limit).
   static constexpr std::size_t max_depth_cap = 1024;
 
   /// A writer appending to `out`, whose current contents are kept.
-  explicit writer(std::string& out, settings limits = {}) noexcept;
+  explicit writer(std::string& out, writer_options limits = {}) noexcept;
   /// Flushes what is staged (an allocation failure here loses the staged tail).
   ~writer();
   writer(const writer&) = delete;
@@ -319,7 +323,7 @@ writer& writer::value(const T& v) {
 
 /// Appends `v` as JSON to `out`; returns the writer's error (errc::none on success).
 template <serializable T>
-errc append(std::string& out, const T& v, settings limits = {}) {
+errc append(std::string& out, const T& v, writer_options limits = {}) {
   writer w(out, limits);
   w.value(v);
   return w.error();
@@ -328,7 +332,7 @@ errc append(std::string& out, const T& v, settings limits = {}) {
 /// `v` as a new JSON string (convenience; allocates). Problems are handled as by
 /// writer, and not reported: use append() or a writer to see them.
 template <serializable T>
-std::string to_string(const T& v, settings limits = {}) {
+std::string to_string(const T& v, writer_options limits = {}) {
   std::string out;
   append(out, v, limits);
   return out;

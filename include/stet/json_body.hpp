@@ -105,7 +105,7 @@ inline constexpr std::size_t default_json_max_bytes = 1024 * 1024;
 /// Deepest nesting of arrays and objects accepted; deeper documents are
 /// invalid_json. The JSON writer's default depth, so that whatever is accepted
 /// can be written back out (echoed) with default settings.
-inline constexpr std::size_t json_max_depth = json::settings{}.max_depth;
+inline constexpr std::size_t json_max_depth = json::writer_options{}.max_depth;
 
 /// A parsed JSON document, or why there is none. Never throws.
 class json_result {

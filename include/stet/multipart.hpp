@@ -20,7 +20,7 @@ namespace stet {
 
 /// What a multipart_parser accepts. The route's body limit, enforced by the
 /// connection, usually bounds the body first; these bound what a body may hold.
-struct multipart_limits {
+struct multipart_options {
   /// Parts in the body; one more is error::too_many_multipart_parts (413).
   std::size_t max_parts = 1000;
   /// One part's header section, its closing blank line included (transport
@@ -38,6 +38,10 @@ struct multipart_limits {
   /// error::body_too_large (413).
   std::uint64_t max_total_bytes = std::uint64_t{8} << 30;
 };
+
+/// The earlier name (#26: option structs are named *_options): deprecated,
+/// removed in the next release.
+using multipart_limits [[deprecated("renamed multipart_options")]] = multipart_options;
 
 /// One header field of a part as sent: the name's case is kept, the value has
 /// no surrounding whitespace.
@@ -162,7 +166,7 @@ class multipart_parser {
   /// A parser for a body whose Content-Type is `content_type`; when that has
   /// no valid boundary (multipart_boundary()) the parser starts failed.
   /// @throws std::bad_alloc for its two buffers.
-  explicit multipart_parser(std::string_view content_type, multipart_limits limits = {});
+  explicit multipart_parser(std::string_view content_type, multipart_options limits = {});
   /// Moving keeps every view the parser gave valid (its buffers move with it).
   multipart_parser(multipart_parser&&) noexcept = default;
   /// As the move constructor.
@@ -242,7 +246,7 @@ class multipart_parser {
   multipart_event used_up() noexcept;
   multipart_event fail(stet::error code, std::string_view detail) noexcept;
 
-  multipart_limits limits_;
+  multipart_options limits_;
   std::unique_ptr<char[]> buffer_;  // the delimiter "\r\n--boundary", the header area, scratch for decoding
   std::unique_ptr<multipart_header[]> header_slots_;
   std::size_t delimiter_size_ = 0;

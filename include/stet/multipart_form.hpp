@@ -14,7 +14,7 @@
 namespace stet {
 
 /// How much text a multipart_form keeps.
-struct multipart_form_limits {
+struct multipart_form_options {
   /// One text field's value; more is error::multipart_part_too_large (413).
   std::size_t max_field_bytes = 64 * 1024;
   /// Every text field's name and value together; more is
@@ -22,13 +22,17 @@ struct multipart_form_limits {
   std::size_t max_total_bytes = 1024 * 1024;
 };
 
+/// The earlier name (#26: option structs are named *_options): deprecated,
+/// removed in the next release.
+using multipart_form_limits [[deprecated("renamed multipart_form_options")]] = multipart_form_options;
+
 /// Collects the parts without a filename (text fields) of a multipart body as
 /// their events go by; file parts are left to the caller. Copies the text,
 /// since the pieces it arrived in are released as the body streams.
 class multipart_form {
  public:
   /// An empty form. @throws std::bad_alloc for its text buffer.
-  explicit multipart_form(multipart_form_limits limits = {});
+  explicit multipart_form(multipart_form_options limits = {});
 
   /// Takes the event `event` that `parser` just returned; pass every event in
   /// order (those of file parts and done/failed are ignored). Returns an
@@ -45,7 +49,7 @@ class multipart_form {
   multipart_error too_large(const multipart_parser& parser, std::string_view detail) const;
   bool append(std::string_view bytes) noexcept;
 
-  multipart_form_limits limits_;
+  multipart_form_options limits_;
   std::unique_ptr<char[]> bytes_;
   std::size_t used_ = 0;
   std::size_t value_start_ = 0;
@@ -60,6 +64,6 @@ class multipart_form {
 /// and skipped. Returns the parser's or the form's error, if any.
 /// @throws std::bad_alloc.
 multipart_error parse_multipart_form(std::string_view content_type, std::string_view body, multipart_form& form,
-                                     multipart_limits limits = {});
+                                     multipart_options limits = {});
 
 }  // namespace stet

@@ -10,7 +10,8 @@ namespace stet {
 
 namespace detail {
 class pending_response;
-}
+struct responder_access;
+}  // namespace detail
 
 /// The answer slot of an asynchronous handler, `void(request&, responder, A...)`.
 /// The handler returns at once; whoever finishes the work calls send() once,
@@ -27,8 +28,6 @@ class pending_response;
 /// never reads freed memory. A responder destroyed without send() answers 500.
 class responder {
  public:
-  /// Made by the router for an asynchronous handler; not for users.
-  explicit responder(std::shared_ptr<detail::pending_response> state) noexcept;
   /// Takes over `other`'s answer; `other` is then spent.
   responder(responder&&) noexcept = default;
   /// Answers 500 for a pending answer of this one first (as the destructor would), then takes over `other`'s.
@@ -44,6 +43,9 @@ class responder {
   bool abandoned() const noexcept;
 
  private:
+  friend struct detail::responder_access;  // the router makes one per asynchronous handler
+  explicit responder(std::shared_ptr<detail::pending_response> state) noexcept;
+
   std::shared_ptr<detail::pending_response> state_;
 };
 

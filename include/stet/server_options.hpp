@@ -134,7 +134,7 @@ struct server_options {
   std::size_t websocket_mailbox_bytes = 8 * 1024 * 1024;
 
   access_log_options access_log{};     ///< off by default
-  compression_settings compression{};  ///< response compression and coded request bodies (off by default)
+  compression_options compression{};  ///< response compression and coded request bodies (off by default)
 
   /// Where the server counts requests, connections and phase timings; null counts nothing.
   std::shared_ptr<stet::metrics> metrics{};

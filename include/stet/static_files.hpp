@@ -28,7 +28,7 @@ struct static_files_access;
 struct static_options {
   /// Files up to this size are read into memory and served from the cache;
   /// larger ones are sent with sendfile(2) from a cached open descriptor.
-  std::uint64_t max_cached_file_size = 1024 * 1024;
+  std::uint64_t max_cached_file_bytes = 1024 * 1024;
   /// Total bytes of file contents the cache may hold (a running counter, LRU
   /// eviction). 0 disables caching of contents: every request reads the file.
   std::uint64_t cache_budget = 16 * 1024 * 1024;
@@ -69,7 +69,7 @@ struct static_options {
   /// until it is ready) and kept with the entry under cache_budget. Static
   /// answers are never compressed by the server's own compression step, so a
   /// cache hit never compresses. Files sent with sendfile get no variant.
-  compression_settings compression{};
+  compression_options compression{};
 };
 
 /// Counters since construction; each is a sum over the cache's shards, read

@@ -41,6 +41,11 @@
 
 namespace stet {
 
+namespace detail {
+template <class T>
+class websocket_route;
+}  // namespace detail
+
 /// A socket held beyond its callbacks: send() and close() from any thread
 /// (handed to the socket's worker). Copyable; an empty or closed handle sends
 /// nothing. Holding one keeps a little of the session's memory, not its
@@ -49,8 +54,6 @@ class websocket_handle {
  public:
   /// An empty handle.
   websocket_handle() noexcept = default;
-  /// Made by websocket::handle().
-  explicit websocket_handle(std::shared_ptr<detail::websocket_core> core) noexcept : core_(std::move(core)) {}
 
   /// Sends a message: at once on the socket's own thread, otherwise copied
   /// and posted to it (send_status::posted); the back-pressure rules apply
@@ -71,6 +74,10 @@ class websocket_handle {
   explicit operator bool() const noexcept { return core_ != nullptr; }
 
  private:
+  template <class T>
+  friend class websocket;  // websocket::handle() makes them
+  explicit websocket_handle(std::shared_ptr<detail::websocket_core> core) noexcept : core_(std::move(core)) {}
+
   std::shared_ptr<detail::websocket_core> core_;
 };
 
@@ -80,9 +87,6 @@ class websocket_handle {
 template <class T = std::monostate>
 class websocket {
  public:
-  /// Made by the route for each callback; not for users.
-  explicit websocket(detail::websocket_core& core) noexcept : core_(&core) {}
-
   /// The user data the upgrade step accepted with; lives as long as the session.
   T& data() noexcept { return *static_cast<T*>(core_->user_data()); }
 
@@ -131,6 +135,9 @@ class websocket {
   websocket_handle handle() const { return websocket_handle(core_->share()); }
 
  private:
+  friend class detail::websocket_route<T>;  // the route makes one for each callback
+  explicit websocket(detail::websocket_core& core) noexcept : core_(&core) {}
+
   detail::websocket_core* core_;
 };
 

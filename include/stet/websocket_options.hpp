@@ -19,7 +19,7 @@ namespace stet {
 /// than an uncompressed one. Context takeover compresses repetitive traffic
 /// better at the price of about 300 KiB (server) or 40 KiB (client) of zlib
 /// memory per connection.
-struct websocket_compression {
+struct websocket_compression_options {
   /// Offer permessage-deflate to clients that ask for it.
   bool enabled = false;
   /// Compress each message on its own (the server's zlib state is borrowed per message).
@@ -37,6 +37,10 @@ struct websocket_compression {
   /// Messages shorter than this are sent uncompressed (the RSV1 bit is per message).
   std::size_t min_bytes = 64;
 };
+
+/// The earlier name (#26: option structs are named *_options): deprecated,
+/// removed in the next release.
+using websocket_compression [[deprecated("renamed websocket_compression_options")]] = websocket_compression_options;
 
 /// The settings of one WebSocket route, in the shape of uWebSockets' behaviour.
 struct websocket_options {
@@ -78,7 +82,7 @@ struct websocket_options {
   /// With allowed_origins: refuse requests without an Origin too.
   bool require_origin = false;
   /// permessage-deflate.
-  websocket_compression compression{};
+  websocket_compression_options compression{};
   /// The route's name for router::url_for(); empty for none (copied).
   std::string_view name{};
 };

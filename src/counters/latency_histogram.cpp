@@ -8,11 +8,13 @@ namespace stet {
 
 using detail::single_writer_add;
 
-void latency_histogram::record(std::chrono::nanoseconds d) noexcept {
+std::size_t latency_histogram::bucket_of(std::chrono::nanoseconds d) noexcept {
   const auto us = static_cast<std::uint64_t>(std::max<std::int64_t>(d.count(), 0) / 1000);
-  std::size_t bucket = 0;
-  while (bucket < bounds_us.size() && us >= bounds_us[bucket]) ++bucket;
-  single_writer_add(counts_[bucket]);
+  return static_cast<std::size_t>(std::upper_bound(bounds_us.begin(), bounds_us.end(), us) - bounds_us.begin());
+}
+
+void latency_histogram::record(std::chrono::nanoseconds d) noexcept {
+  single_writer_add(counts_[bucket_of(d)]);
   single_writer_add(sum_ns_, static_cast<std::uint64_t>(d.count()));
 }
 

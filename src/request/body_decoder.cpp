@@ -196,7 +196,7 @@ constexpr std::size_t scratch_kept_bytes = 256 * 1024;
 
 }  // namespace
 
-std::optional<stet::error> decode_request_body(const compression_settings& s, request& req, std::string& body,
+std::optional<stet::error> decode_request_body(const compression_options& s, request& req, std::string& body,
                                                std::span<header_field> fields) {
   if (body.empty()) return std::nullopt;
   const auto coded = std::find_if(fields.begin(), fields.end(),

@@ -69,7 +69,7 @@ std::error_code decode_body(std::string_view content_encoding, std::string_view 
 /// unsupported_content_coding (415), bad_content_coding (400). Call only when
 /// s.decode_request_bodies, once the request's body is set.
 /// @throws std::bad_alloc when out of memory.
-std::optional<stet::error> decode_request_body(const compression_settings& s, request& req, std::string& body,
+std::optional<stet::error> decode_request_body(const compression_options& s, request& req, std::string& body,
                                                std::span<header_field> fields);
 
 }  // namespace stet::detail

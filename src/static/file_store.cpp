@@ -45,11 +45,11 @@ std::optional<std::string> read_all(int fd, std::uint64_t size) {
   return bytes;
 }
 
-bool worth_compressing(const file_entry& e, const compression_settings& s) noexcept {
+bool worth_compressing(const file_entry& e, const compression_options& s) noexcept {
   return s.enabled && e.bytes && e.id.size >= s.min_bytes && media_type_listed(e.content_type, s.media_types);
 }
 
-std::shared_ptr<const file_entry> make_favicon_entry(const compression_settings& s) {
+std::shared_ptr<const file_entry> make_favicon_entry(const compression_options& s) {
   auto e = std::make_shared<file_entry>();
   auto bytes = std::make_shared<const std::string>(make_default_favicon());
   const auto digest = hash_bytes(*bytes);
@@ -141,7 +141,7 @@ file_store::lookup_result file_store::load(const file_cache::key& k, const file_
 }
 
 // Small files are read here, inline on the calling worker: at most
-// max_cached_file_size bytes, once per file version (concurrent askers wait in
+// max_cached_file_bytes bytes, once per file version (concurrent askers wait in
 // claim_load), normally from the page cache. Large files are never read on a
 // worker: the entry keeps the open descriptor for sendfile.
 file_store::lookup_result file_store::read_entry(std::string_view relative, cache_counters& counters, bool& keep) {
@@ -166,7 +166,7 @@ file_store::lookup_result file_store::read_entry(std::string_view relative, cach
     return {found::refused, nullptr, &counters};
   }
   auto entry = std::make_shared<file_entry>();
-  if (static_cast<std::uint64_t>(st.st_size) <= options_.max_cached_file_size) {
+  if (static_cast<std::uint64_t>(st.st_size) <= options_.max_cached_file_bytes) {
     std::optional<std::string> bytes;
     for (int attempt = 0; attempt < 3 && !bytes; ++attempt) {
       bytes = read_all(fd, static_cast<std::uint64_t>(st.st_size));
@@ -232,7 +232,7 @@ std::optional<content_digest> file_store::hash_of(const std::shared_ptr<const fi
     return entry->hash;
   }
   if (entry->bytes) {
-    // In memory already (<= max_cached_file_size): hashed inline, under the
+    // In memory already (<= max_cached_file_bytes): hashed inline, under the
     // entry's lock, so concurrent askers wait for one computation.
     const auto digest = hash_bytes(*entry->bytes);
     if (!digest) return std::nullopt;

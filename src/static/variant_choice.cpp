@@ -6,7 +6,7 @@
 namespace stet::detail {
 
 variant_choice choose_variant(file_store& store, std::string_view relative, const file_store::lookup_result& file,
-                              const static_request_fields& fields, const compression_settings& s) {
+                              const static_request_fields& fields, const compression_options& s) {
   const file_entry& e = *file.entry;
   if (!e.compressible) return {};
   variant_choice out;

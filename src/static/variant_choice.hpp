@@ -25,6 +25,6 @@ struct variant_choice {
 /// has a Range (206 stays on identity bytes) or no Accept-Encoding, or the
 /// variant is not (yet) made.
 variant_choice choose_variant(file_store& store, std::string_view relative, const file_store::lookup_result& file,
-                              const static_request_fields& fields, const compression_settings& s);
+                              const static_request_fields& fields, const compression_options& s);
 
 }  // namespace stet::detail

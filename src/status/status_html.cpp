@@ -1,5 +1,7 @@
 #include "status/status_html.hpp"
 
+#include "status/status_json.hpp"
+
 #include <string>
 #include <string_view>
 
@@ -40,6 +42,7 @@ th:first-child, td:first-child { text-align: left; }
 td { font-variant-numeric: tabular-nums; }
 tr:last-child td { border-bottom: none; }
 td.none { color: var(--muted); }
+tr.no-route td[data-field="route"] { font-style: italic; }
 td[data-field="title"] small, td[data-field="route"] small { color: var(--muted); margin-right: 6px; }
 .rate-good { color: var(--good); } .rate-warn { color: var(--warn); } .rate-bad { color: var(--bad); }
 .errors { color: var(--bad); }
@@ -83,12 +86,13 @@ constexpr std::string_view script = R"js(
   'use strict';
   const body = document.body;
   const url = body.dataset.json, every = Number(body.dataset.refreshMs), keep = Number(body.dataset.history);
+  const minLookups = Number(body.dataset.minLookups);
   const $ = (id) => document.getElementById(id);
   const SVG = 'http://www.w3.org/2000/svg';
   const dash = '\u2013';
   const rpsSeries = [];
   const caches = new Map(), routes = new Map();
-  let previous = null, refreshes = 0;
+  let previous = null, refreshes = 0, noRoute = null;
 
   const count = (n) => (n == null ? dash : Math.round(n).toLocaleString('en-US'));
   const percent = (r) => (r == null ? dash : (r * 100).toFixed(1) + ' %');
@@ -194,23 +198,44 @@ constexpr std::string_view script = R"js(
     let rate = c.hit_rate;
     if (row.last) {
       const hits = (c.hits || 0) - (row.last.hits || 0), misses = (c.misses || 0) - (row.last.misses || 0);
-      rate = hits + misses > 0 ? hits / (hits + misses) : null;
+      rate = hits + misses >= minLookups ? hits / (hits + misses) : null;
     }
     keepLast(row.series, rate);
     row.last = c;
     sparkline(row.svg, row.series, 1);
   }
 
+  function routeRow(key, method, pattern) {
+    const row = makeRow($('routes'), key, ['route', 'requests', '1xx', '2xx', '3xx', '4xx', '5xx', 'p50', 'p99']);
+    const small = document.createElement('small');
+    small.textContent = method;
+    row.cells.route.append(small, document.createTextNode(pattern));
+    return row;
+  }
+
   function showRoute(r) {
     const key = r.method + ' ' + r.pattern;
     let row = routes.get(key);
     if (!row) {
-      row = makeRow($('routes'), key, ['route', 'requests', '1xx', '2xx', '3xx', '4xx', '5xx', 'p50', 'p99']);
-      const method = document.createElement('small');
-      method.textContent = r.method;
-      row.cells.route.append(method, document.createTextNode(r.pattern));
+      row = routeRow(key, r.method, r.pattern);
       routes.set(key, row);
     }
+    showCounts(row, r);
+  }
+
+  // Answers no route gave (unmatched 404 and 405, OPTIONS, redirects,
+  // errors before routing): one row, always last, without handler times.
+  function showNoRoute(n) {
+    if (n == null) return;
+    if (!noRoute) {
+      noRoute = routeRow('no route', '', 'no route');
+      noRoute.tr.classList.add('no-route');
+      noRoute.cells.route.title = '404 and 405 no route matched, OPTIONS, trailing-slash redirects, errors before routing';
+    }
+    showCounts(noRoute, { ...n, p50_ms: null, p99_ms: null });
+  }
+
+  function showCounts(row, r) {
     put(row.cells.requests, count(r.requests), r.requests);
     for (const k of ['1xx', '2xx', '3xx', '4xx', '5xx']) put(row.cells[k], count(r.by_class[k]), r.by_class[k]);
     row.cells['5xx'].classList.toggle('errors', r.by_class['5xx'] > 0);
@@ -259,8 +284,10 @@ constexpr std::string_view script = R"js(
     showOffload(data.offload);
     data.caches.forEach(showCache);
     data.routes.forEach(showRoute);
-    // Busiest routes first; rows are moved, never rebuilt.
+    showNoRoute(data.no_route);
+    // Busiest routes first, no route last; rows are moved, never rebuilt.
     const order = [...routes.values()].sort((a, b) => b.requests - a.requests);
+    if (noRoute) order.push(noRoute);
     $('routes').tBodies[0].append(...order.map((r) => r.tr));
     previous = data;
   }
@@ -320,6 +347,8 @@ std::string make_status_html(const status_page_options& options) {
   html += std::to_string(options.refresh.count() > 0 ? options.refresh.count() : 2000);
   html += "\" data-history=\"";
   html += std::to_string(options.history > 1 ? options.history : 2);
+  html += "\" data-min-lookups=\"";
+  html += std::to_string(hit_rate_min_lookups);
   html += "\" data-refreshes=\"0\">";
   html += markup;
   html += "<script>";

@@ -103,9 +103,11 @@ std::vector<cache_row> cache_rows(const metrics_snapshot& s) {
   return rows;
 }
 
+// A rate over a handful of lookups says nothing yet (a cold cache after its
+// first miss is not a cache that never hits): null until min_lookups.
 std::optional<double> ratio(std::optional<std::uint64_t> hits, std::optional<std::uint64_t> misses) noexcept {
   const std::uint64_t lookups = hits.value_or(0) + misses.value_or(0);
-  if (!hits || lookups == 0) return std::nullopt;
+  if (!hits || lookups < hit_rate_min_lookups) return std::nullopt;
   return static_cast<double>(*hits) / static_cast<double>(lookups);
 }
 
@@ -147,11 +149,30 @@ void write_routes(json::writer& w, const metrics_snapshot& s) {
   w.end_array();
 }
 
-void write_totals(json::writer& w, const metrics_snapshot& s) {
+std::array<std::uint64_t, 5> classes_of(const metrics_snapshot& s) noexcept {
   std::array<std::uint64_t, 5> by_class{};
   for (std::size_t code = 100; code < s.by_status.size(); ++code) by_class[code / 100 - 1] += s.by_status[code];
-  w.key("requests").begin_object().member("total", s.answered).key("by_class");
+  return by_class;
+}
+
+// The answers no route gave (404 and 405 for paths and methods no route
+// takes, OPTIONS, trailing-slash redirects, errors answered before routing):
+// every answer less those the routes counted.
+void write_no_route(json::writer& w, const metrics_snapshot& s) {
+  std::array<std::uint64_t, 5> by_class = classes_of(s);
+  for (const route_totals& r : s.routes) {
+    for (std::size_t k = 0; k < by_class.size(); ++k) by_class[k] -= std::min(by_class[k], r.by_class[k]);
+  }
+  std::uint64_t requests = 0;
+  for (const std::uint64_t n : by_class) requests += n;
+  w.key("no_route").begin_object().member("requests", requests).key("by_class");
   write_classes(w, by_class);
+  w.end_object();
+}
+
+void write_totals(json::writer& w, const metrics_snapshot& s) {
+  w.key("requests").begin_object().member("total", s.answered).key("by_class");
+  write_classes(w, classes_of(s));
   w.end_object();
   w.key("connections").begin_object().member("open", s.open).member("accepted", s.accepted).end_object();
   w.key("phases").begin_object();
@@ -207,6 +228,7 @@ void write_status_json(json::writer& w, const metrics_snapshot& s, double uptime
   write_totals(w, s);
   write_caches(w, s);
   write_routes(w, s);
+  write_no_route(w, s);
   write_offload(w, s);
   w.end_object();
 }

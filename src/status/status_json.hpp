@@ -7,6 +7,7 @@
 
 #include "metrics/snapshot.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -22,6 +23,10 @@ struct cache_title {
 /// The caches in the order the page lists them. A cache a collector reports
 /// that is not listed here still appears, after these, titled by its label.
 std::span<const cache_title> known_caches() noexcept;
+
+/// A cache's hit rate is null below this many lookups (hits + misses): one
+/// miss of a cold cache is no 0 % rate.
+inline constexpr std::uint64_t hit_rate_min_lookups = 10;
 
 /// Writes the status document of `s` (one JSON object) into `w`.
 /// `uptime_seconds` is how long the reader has been up (for rates).

@@ -33,10 +33,7 @@ std::string_view to_string(handshake_failure f) noexcept {
 }
 
 void shared_histogram::record(std::chrono::nanoseconds d) noexcept {
-  const auto us = static_cast<std::uint64_t>(std::max<std::int64_t>(d.count(), 0) / 1000);
-  std::size_t bucket = 0;
-  while (bucket < latency_histogram::bounds_us.size() && us >= latency_histogram::bounds_us[bucket]) ++bucket;
-  counts_[bucket].fetch_add(1, relaxed);
+  counts_[latency_histogram::bucket_of(d)].fetch_add(1, relaxed);
   sum_ns_.fetch_add(static_cast<std::uint64_t>(std::max<std::int64_t>(d.count(), 0)), relaxed);
 }
 

@@ -28,7 +28,7 @@ reader_limits limits_of(const websocket_route_base& route) noexcept {
 
 opcode opcode_of(message_kind k) noexcept { return k == message_kind::text ? opcode::text : opcode::binary; }
 
-deflate_key key_of(const deflate_params& p, const websocket_compression& c) noexcept {
+deflate_key key_of(const deflate_params& p, const websocket_compression_options& c) noexcept {
   return {p.server_max_window_bits, static_cast<std::int8_t>(std::clamp(c.level, 1, 9)),
           static_cast<std::int8_t>(std::clamp(c.mem_level, 1, 9))};
 }
@@ -260,7 +260,7 @@ void session::queue_frame(opcode op, std::string_view payload) {
 // the compressed size. A compressor that fails is dropped and the message
 // goes uncompressed (RSV1 is per message).
 bool session::queue_compressed(opcode op, std::string_view payload) {
-  const websocket_compression& settings = options().compression;
+  const websocket_compression_options& settings = options().compression;
   const deflate_key key = key_of(deflate_params_, settings);
   std::unique_ptr<deflater> lent;
   deflater* d = nullptr;

@@ -70,7 +70,7 @@ void append_switching_head(std::string& out, const websocket_upgrade& up, std::s
   out.append("\r\n");
 }
 
-deflate_settings deflate_settings_of(const websocket_compression& c) noexcept {
+deflate_settings deflate_settings_of(const websocket_compression_options& c) noexcept {
   deflate_settings s;
   s.enabled = c.enabled;
   s.server_no_context_takeover = c.server_no_context_takeover;

@@ -32,7 +32,7 @@ namespace ws {
 void append_switching_head(std::string& out, const websocket_upgrade& up, std::string_view fields);
 
 /// The zlib settings a route's options ask for.
-deflate_settings deflate_settings_of(const websocket_compression& c) noexcept;
+deflate_settings deflate_settings_of(const websocket_compression_options& c) noexcept;
 
 }  // namespace ws
 }  // namespace stet::detail

@@ -73,6 +73,7 @@ class Traffic:
             self.get("/static/small.txt", {"Accept-Encoding": "gzip, br"})
             self.get("/json", {"Accept-Encoding": "gzip"})
             self.get(f"/users/{i}")
+            self.get(f"/no-such-page/{i}")  # no route: the page's last row
             self.get("/-/actor.json", {"Cookie": self.cookie})
         self.get("/slow?ms=0")  # a call on the offload pool
         self.get("/no-such-page")
@@ -109,6 +110,7 @@ READ_DOM = """(() => {
     offloadText: document.getElementById('offload').textContent,
     offloadQueue: document.getElementById('offload-queue').textContent,
     cacheOrder: [...document.querySelectorAll('#caches tbody tr')].map((tr) => tr.dataset.cache),
+    lastRoute: [...document.querySelectorAll('#routes tbody tr')].map((tr) => tr.dataset.key).pop() || null,
     caches, routes,
   };
 })()"""
@@ -167,6 +169,9 @@ def check(before, after):
     expect(after["routes"].get("GET /plaintext", 0) >= before["routes"].get("GET /plaintext", 0) + 15,
            "GET /plaintext count moved by the requests sent")
     expect(after["routes"].get("GET /-/status.json", 0) >= 1, "the page's own fetches counted")
+    expect(after["routes"].get("no route", 0) >= before["routes"].get("no route", 0) + 1,
+           "unmatched 404s counted on the no-route row")
+    expect(after["lastRoute"] == "no route", f"no-route row last: {after['lastRoute']!r}")
     expect(after["open"] is not None and after["open"] >= 1, "open connections shown")
     expect(after["offloadShown"], "offload pool tile shown")
     expect(after["offloadText"].endswith("/ 4"), f"offload pool threads shown: {after['offloadText']!r}")

@@ -13,20 +13,20 @@ namespace {
   [[maybe_unused]] const stet::route_options route{.stream_body = true};
   [[maybe_unused]] const stet::router_options router{.redirect_trailing_slash = false};
   [[maybe_unused]] const stet::access_log_options access_log{.enabled = true};
-  [[maybe_unused]] const stet::compression_settings compression{.enabled = true};
+  [[maybe_unused]] const stet::compression_options compression{.enabled = true};
   [[maybe_unused]] const stet::cookie_options cookie{.secure = true};
   [[maybe_unused]] const stet::cors_options cors{.credentials = true};
   [[maybe_unused]] const stet::hsts_options hsts{.preload = true};
-  [[maybe_unused]] const stet::json::settings json{.max_depth = 8};
-  [[maybe_unused]] const stet::multipart_limits multipart{.max_parts = 8};
-  [[maybe_unused]] const stet::multipart_form_limits multipart_form{.max_field_bytes = 8};
+  [[maybe_unused]] const stet::json::writer_options json{.max_depth = 8};
+  [[maybe_unused]] const stet::multipart_options multipart{.max_parts = 8};
+  [[maybe_unused]] const stet::multipart_form_options multipart_form{.max_field_bytes = 8};
   [[maybe_unused]] const stet::signer_options signer{.clock_skew = std::chrono::seconds(1)};
   [[maybe_unused]] const stet::static_options statics{.cache_budget = 1};
   [[maybe_unused]] const stet::status_page_options status_page{.refresh = std::chrono::seconds(1)};
   [[maybe_unused]] const stet::tls_certificate certificate{.certificate_file = "c.pem"};
   [[maybe_unused]] const stet::tls_options tls{.session_cache_size = 1};
   [[maybe_unused]] const stet::upload_file_options upload{.digest = false};
-  [[maybe_unused]] const stet::websocket_compression ws_compression{.enabled = true};
+  [[maybe_unused]] const stet::websocket_compression_options ws_compression{.enabled = true};
   [[maybe_unused]] const stet::websocket_options websocket{.max_message_bytes = 1};
   [[maybe_unused]] const stet::websocket_handlers<> handlers{.message = {}};
 }

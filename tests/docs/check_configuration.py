@@ -5,7 +5,7 @@ every flag of stet-server, and nothing that no longer exists.
     check_configuration.py --source-dir DIR --stet-server BINARY
 
 Fields are read from include/stet/server_options.hpp; a field whose type is a
-struct of include/stet/ (access_log_options, compression_settings) is checked member by member, as
+struct of include/stet/ (access_log_options, compression_options) is checked member by member, as
 `access_log.enabled`. Flags are read from `stet-server --help`. A row is a
 markdown table line whose first cell holds the name in backticks; its other
 cells (default, unit, what happens) must not be empty. The failure message

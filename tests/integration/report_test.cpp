@@ -58,7 +58,7 @@ TEST(Report, CompressesThroughTheResponseEntryPoint) {
   q.header("Accept-Encoding", "gzip, deflate, br, zstd");
   stet::response r = report_routes().handle(q);
   const std::string plain(r.body());
-  stet::compression_settings s;
+  stet::compression_options s;
   s.enabled = true;
   EXPECT_EQ(stet::detail::compress_response(q, r, s).coding, stet::content_coding::br);
   EXPECT_LT(r.body().size(), plain.size() / 4);

@@ -101,11 +101,13 @@ TEST_F(StatusPageServer, NumbersMoveAfterRequests) {
   }
 
   for (int i = 0; i < 5; ++i) ASSERT_TRUE(client_->request("GET", "/ok"));
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(client_->request("GET", "/static/a.txt"));
+  const std::uint64_t no_route_before = doc["no_route"]["requests"].get_uint64().value();
+  // Enough lookups for a hit rate (hit_rate_min_lookups): one miss, then hits.
+  for (int i = 0; i < 12; ++i) ASSERT_TRUE(client_->request("GET", "/static/a.txt"));
   ASSERT_TRUE(client_->request("GET", "/missing"));
   doc = status();
   // Read inside the status.json handler: the request itself is not answered yet.
-  EXPECT_EQ(doc["requests"]["total"].get_uint64().value(), total_before + 10);
+  EXPECT_EQ(doc["requests"]["total"].get_uint64().value(), total_before + 19);
   const simdjson::dom::object ok = find(doc, "routes", "pattern", "/ok");
   EXPECT_EQ(ok["method"].get_string().value(), "GET");
   EXPECT_EQ(ok["requests"].get_uint64().value(), 5u);
@@ -113,14 +115,17 @@ TEST_F(StatusPageServer, NumbersMoveAfterRequests) {
   EXPECT_TRUE(ok["p50_ms"].is_double());
   EXPECT_GE(ok["p99_ms"].get_double().value(), ok["p50_ms"].get_double().value());
   const simdjson::dom::object statics = find(doc, "caches", "name", "static");
-  EXPECT_EQ(statics["hits"].get_uint64().value(), 2u);
+  EXPECT_EQ(statics["hits"].get_uint64().value(), 11u);
   EXPECT_EQ(statics["misses"].get_uint64().value(), 1u);
   EXPECT_EQ(statics["entries"].get_uint64().value(), 1u);
   EXPECT_EQ(statics["bytes"].get_uint64().value(), 5u);
-  EXPECT_NEAR(statics["hit_rate"].get_double().value(), 2.0 / 3.0, 1e-9);
+  EXPECT_NEAR(statics["hit_rate"].get_double().value(), 11.0 / 12.0, 1e-9);
+  // The unmatched 404 is on the no-route entry, not on any route's.
+  EXPECT_EQ(doc["no_route"]["requests"].get_uint64().value(), no_route_before + 1);
+  EXPECT_EQ(doc["no_route"]["by_class"]["4xx"].get_uint64().value(), no_route_before + 1);
   // The route table: every answer but the router's own 404 came from a route.
   const simdjson::dom::object table = find(doc, "caches", "name", "route_table");
-  EXPECT_EQ(table["hits"].get_uint64().value(), total_before + 9);
+  EXPECT_EQ(table["hits"].get_uint64().value(), total_before + 18);
   EXPECT_EQ(table["misses"].get_uint64().value(), 1u);
   EXPECT_EQ(table["entries"].get_uint64().value(), 6u);  // /static is two routes
 }

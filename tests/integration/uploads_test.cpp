@@ -287,7 +287,7 @@ TEST_F(Uploads, AnErrorAnswerNamesNoServerPath) {
 }
 
 // A request refused part-way stores none of its parts: more parts than
-// multipart_limits::max_parts (the parser's 413) ...
+// multipart_options::max_parts (the parser's 413) ...
 TEST_F(Uploads, AMultipartRefusedForTooManyPartsLeavesNoFile) {
   std::vector<std::array<std::string, 3>> parts;
   for (int i = 0; i < 1001; ++i) parts.push_back({"f", "f" + std::to_string(i) + ".bin", "x"});

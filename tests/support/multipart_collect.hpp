@@ -91,7 +91,7 @@ class multipart_collector {
 /// Parses `body` fed as pieces of `sizes` (cycled; 0 means 1), from separate
 /// buffers scribbled over once released.
 inline multipart_outcome parse_multipart_in_pieces(std::string_view content_type, std::string_view body,
-                                                   std::span<const std::size_t> sizes, multipart_limits limits = {}) {
+                                                   std::span<const std::size_t> sizes, multipart_options limits = {}) {
   multipart_outcome out;
   multipart_collector collect(out);
   multipart_parser parser(content_type, limits);
@@ -113,13 +113,13 @@ inline multipart_outcome parse_multipart_in_pieces(std::string_view content_type
 
 /// Parses `body` in one piece.
 inline multipart_outcome parse_multipart_whole(std::string_view content_type, std::string_view body,
-                                               multipart_limits limits = {}) {
+                                               multipart_options limits = {}) {
   return parse_multipart_in_pieces(content_type, body, {}, limits);
 }
 
 /// Parses `body` fed as two pieces cut at `cut`.
 inline multipart_outcome parse_multipart_cut(std::string_view content_type, std::string_view body, std::size_t cut,
-                                             multipart_limits limits = {}) {
+                                             multipart_options limits = {}) {
   const std::size_t sizes[] = {cut == 0 ? body.size() : cut, body.size()};
   return parse_multipart_in_pieces(content_type, body, sizes, limits);
 }

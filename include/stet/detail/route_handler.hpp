@@ -256,11 +256,17 @@ response start_root(std::coroutine_handle<task_promise<response>> frame);
 /// Runs a coroutine handler's task.
 inline response run_task(task<response> t) { return start_root(task_access::release(t)); }
 
+/// The one maker of responders (their constructor is private: users only
+/// receive them).
+struct responder_access {
+  static responder make(std::shared_ptr<pending_response> state) noexcept { return responder(std::move(state)); }
+};
+
 /// Runs an asynchronous handler: `call(responder)` starts it.
 template <class Call>
 response run_async(Call&& call) {
   std::shared_ptr<pending_response> state = new_pending();
-  call(responder(state));
+  call(responder_access::make(state));
   return settle(std::move(state));
 }
 

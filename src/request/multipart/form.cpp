@@ -7,7 +7,7 @@
 
 namespace stet {
 
-multipart_form::multipart_form(multipart_form_limits limits)
+multipart_form::multipart_form(multipart_form_options limits)
     : limits_(limits), bytes_(std::make_unique_for_overwrite<char[]>(limits.max_total_bytes)) {}
 
 bool multipart_form::append(std::string_view bytes) noexcept {
@@ -56,7 +56,7 @@ multipart_error multipart_form::add(const multipart_parser& parser, const multip
 form_data multipart_form::fields() const noexcept { return detail::form_access::make(all_, sorted_); }
 
 multipart_error parse_multipart_form(std::string_view content_type, std::string_view body, multipart_form& form,
-                                     multipart_limits limits) {
+                                     multipart_options limits) {
   multipart_parser parser(content_type, limits);
   multipart_error failure;
   const auto take = [&](const multipart_event& e) {

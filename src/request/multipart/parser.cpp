@@ -40,7 +40,7 @@ std::optional<std::string_view> multipart_part::header(std::string_view field) c
   return std::nullopt;
 }
 
-multipart_parser::multipart_parser(std::string_view content_type, multipart_limits limits) : limits_(limits) {
+multipart_parser::multipart_parser(std::string_view content_type, multipart_options limits) : limits_(limits) {
   const multipart_boundary_result b = multipart_boundary(content_type);
   if (b.error) {
     error_ = b.error;

@@ -22,7 +22,7 @@ enum class flush_kind : std::uint8_t {
   finish,  ///< the body ends here; the state must be begun again before the next write
 };
 
-/// The parameters a body is compressed with, read from compression_settings.
+/// The parameters a body is compressed with, read from compression_options.
 struct encoder_params {
   int gzip_level = 1;
   int brotli_quality = 6;
@@ -31,7 +31,7 @@ struct encoder_params {
 };
 
 /// Extracts the encoder parameters from `s`.
-constexpr encoder_params params_of(const compression_settings& s) noexcept {
+constexpr encoder_params params_of(const compression_options& s) noexcept {
   return {s.gzip_level, s.brotli_quality, s.brotli_window, s.zstd_level};
 }
 

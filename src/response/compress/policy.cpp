@@ -44,7 +44,7 @@ bool media_type_listed(std::string_view content_type, std::span<const std::strin
 }
 
 compression_plan plan_compression(const compression_request& request, const compression_response& response,
-                                  const compression_settings& settings) noexcept {
+                                  const compression_options& settings) noexcept {
   compression_plan plan;
   if (!settings.enabled || !response.allowed || !has_body(response.status)) return plan;
   if (response.has_content_encoding || response.no_transform || response.file) return plan;

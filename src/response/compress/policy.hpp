@@ -65,6 +65,6 @@ bool media_type_listed(std::string_view content_type, std::span<const std::strin
 /// does a request without Accept-Encoding (RFC 9110 allows any coding then; stet,
 /// like most servers, compresses only for a client that asked).
 compression_plan plan_compression(const compression_request& request, const compression_response& response,
-                                  const compression_settings& settings) noexcept;
+                                  const compression_options& settings) noexcept;
 
 }  // namespace stet::detail

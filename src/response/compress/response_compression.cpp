@@ -92,7 +92,7 @@ compression_response compression_facts(const response& r) noexcept {
   return facts;
 }
 
-compression_plan compress_response(const request& q, response& r, const compression_settings& s, bool route_allows) {
+compression_plan compress_response(const request& q, response& r, const compression_options& s, bool route_allows) {
   // Decided before any header list is scanned: the small answer, and answers
   // never coded here (a static file's answer carries its own variant and says
   // no_compression(); a route or an answer that opted out; a file body), for
@@ -117,7 +117,7 @@ compression_plan compress_response(const request& q, response& r, const compress
   return plan;
 }
 
-bool compress_or_refuse(const compression_settings& s, const request& q, response& r) {
+bool compress_or_refuse(const compression_options& s, const request& q, response& r) {
   const compression_plan plan = compress_response(q, r, s);
   if (plan.not_acceptable) {
     // The page is small (under min_bytes by default) and refused identity is

@@ -20,7 +20,7 @@ namespace stet::detail {
 /// small answer (/plaintext, /json), a sized body under min_bytes that is
 /// neither a 206 nor a 304, for which every path through plan_compression()
 /// ends in identity without Vary. Inline, so such an answer costs a compare.
-inline bool may_compress(const response& r, const compression_settings& s) noexcept {
+inline bool may_compress(const response& r, const compression_options& s) noexcept {
   const stet::status code = r.status();
   return s.enabled && (r.is_stream() || code == stet::status::partial_content || code == stet::status::not_modified ||
                        r.content_length() >= s.min_bytes);
@@ -35,7 +35,7 @@ compression_request compression_facts(const request& q);
 compression_response compression_facts(const response& r) noexcept;
 
 /// compress_answer() past its inline test.
-bool compress_or_refuse(const compression_settings& s, const request& q, response& r);
+bool compress_or_refuse(const compression_options& s, const request& q, response& r);
 
 /// Plans and applies compression to `r` for `q`. `route_allows` is the
 /// route's compress option. Returns the plan, which the writer needs for one
@@ -43,7 +43,7 @@ bool compress_or_refuse(const compression_settings& s, const request& q, respons
 /// coding could not be applied (the library failed) comes back as identity
 /// with the body untouched; not_acceptable is left to the caller (406 or not).
 /// @throws std::bad_alloc when out of memory.
-compression_plan compress_response(const request& q, response& r, const compression_settings& s,
+compression_plan compress_response(const request& q, response& r, const compression_options& s,
                                    bool route_allows = true);
 
 /// The one call where an answer is queued: compresses `r`, the answer to `q`
@@ -53,7 +53,7 @@ compression_plan compress_response(const request& q, response& r, const compress
 /// compress option has already become r.no_compression() in dispatch. For the
 /// common small answer this is one inline compare.
 /// @throws std::bad_alloc when out of memory.
-inline bool compress_answer(const compression_settings& s, const request& q, response& r) {
+inline bool compress_answer(const compression_options& s, const request& q, response& r) {
   return may_compress(r, s) && compress_or_refuse(s, q, r);
 }
 

@@ -66,7 +66,7 @@ std::string_view describe(errc e) noexcept {
   return "unknown stet::json error";
 }
 
-writer::writer(std::string& out, settings limits) noexcept
+writer::writer(std::string& out, writer_options limits) noexcept
     : out_(&out), max_depth_(std::min(limits.max_depth, max_depth_cap)) {}
 
 writer::~writer() {

@@ -46,6 +46,24 @@ TEST(MetricsExposition, HistogramWithLabelsIsCumulativeAndEndsWithInfSumCount) {
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 2 + latency_histogram::bounds_us.size() + 3);
 }
 
+// Bounds are only ever added: every `le` of the 16-bound histogram before
+// #26 is still a series (dashboards and recording rules keep working), and
+// I/O-bound times have 1-2-5 steps between 10 ms and 10 s.
+TEST(MetricsExposition, EarlierBucketBoundsRemainAndIoBoundsAreFine) {
+  std::string out;
+  append_histogram(out, "stet_t_seconds", "", three_samples());
+  for (const char* le : {"1e-06", "2e-06", "5e-06", "1e-05", "2e-05", "5e-05", "0.0001", "0.0002", "0.0005", "0.001",
+                         "0.002", "0.005", "0.01", "0.1", "1", "10", "0.02", "0.05", "0.2", "0.5", "2", "5"}) {
+    EXPECT_NE(out.find(std::string("stet_t_seconds_bucket{le=\"") + le + "\"}"), std::string::npos) << le << "\n" << out;
+  }
+  latency_histogram h;
+  h.record(std::chrono::milliseconds(103));
+  out.clear();
+  append_histogram(out, "stet_t_seconds", "", h.read());
+  EXPECT_NE(out.find("stet_t_seconds_bucket{le=\"0.1\"} 0\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("stet_t_seconds_bucket{le=\"0.2\"} 1\n"), std::string::npos) << out;
+}
+
 TEST(MetricsExposition, HistogramWithoutLabels) {
   std::string out;
   append_family(out, "stet_t_seconds", "Time.", "histogram");

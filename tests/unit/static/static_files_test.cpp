@@ -198,7 +198,7 @@ TEST_F(StaticFiles, RepointedRootSymlinkIsFollowed) {
 TEST_F(StaticFiles, ByteBudgetIsNeverExceeded) {
   stet::static_options o = quick_options();
   o.cache_budget = 64 * 1024;
-  o.max_cached_file_size = 16 * 1024;
+  o.max_cached_file_bytes = 16 * 1024;
   start(o);
   std::vector<std::string> contents;
   for (int i = 0; i < 60; ++i) {  // ~480 KiB in all: 7x the budget

@@ -126,11 +126,11 @@ TEST_F(StatusJson, NumbersMoveWithTheCounters) {
 // A cache reported by a collector becomes a row of its own; a known label
 // gets its title and place, an unknown one follows the known ones.
 TEST_F(StatusJson, CollectorCachesBecomeRows) {
-  double hits = 3;
+  double hits = 30;
   metrics_->add_collector([&hits](std::vector<stet::metric_sample>& out) {
     out.push_back({"stet_cache_hits_total", "", "counter", R"(cache="widgets")", 1});
     out.push_back({"stet_cache_hits_total", "", "counter", R"(cache="tls_sessions")", hits});
-    out.push_back({"stet_cache_misses_total", "", "counter", R"(cache="tls_sessions")", 1});
+    out.push_back({"stet_cache_misses_total", "", "counter", R"(cache="tls_sessions")", 10});
     out.push_back({"stet_cache_entries", "", "gauge", R"(cache="tls_sessions")", 7});
     out.push_back({"stet_cache_bytes", "", "gauge", R"(cache="tls_sessions")", 4096});
     out.push_back({"stet_cache_hits_total", "", "counter", R"(cache="odd",shard="1")", 9});  // not one cache's
@@ -139,7 +139,7 @@ TEST_F(StatusJson, CollectorCachesBecomeRows) {
   simdjson::dom::element doc = read(page);
   const simdjson::dom::object tls = cache(doc, "tls_sessions");
   EXPECT_EQ(tls["title"].get_string().value(), "TLS sessions");
-  EXPECT_EQ(tls["hits"].get_uint64().value(), 3u);
+  EXPECT_EQ(tls["hits"].get_uint64().value(), 30u);
   EXPECT_EQ(tls["entries"].get_uint64().value(), 7u);
   EXPECT_EQ(tls["bytes"].get_uint64().value(), 4096u);
   EXPECT_DOUBLE_EQ(tls["hit_rate"].get_double().value(), 0.75);
@@ -149,7 +149,7 @@ TEST_F(StatusJson, CollectorCachesBecomeRows) {
   for (simdjson::dom::element c : doc["caches"].get_array()) order.emplace_back(c["name"].get_string().value());
   EXPECT_EQ(order.back(), "widgets");
   EXPECT_EQ(std::count(order.begin(), order.end(), "odd"), 0);
-  hits = 9;
+  hits = 90;
   doc = read(page);
   EXPECT_DOUBLE_EQ(cache(doc, "tls_sessions")["hit_rate"].get_double().value(), 0.9);
 }
@@ -181,6 +181,75 @@ TEST_F(StatusJson, OffloadPoolAppearsWithItsCounters) {
   w.c.offload = nullptr;
 }
 
+// A cold cache after one miss has no rate yet (not a red 0 %); from
+// hit_rate_min_lookups lookups on it has one, however bad.
+TEST_F(StatusJson, HitRateWaitsForEnoughLookups) {
+  double hits = 0, misses = 1;
+  metrics_->add_collector([&](std::vector<stet::metric_sample>& out) {
+    out.push_back({"stet_cache_hits_total", "", "counter", R"(cache="widgets")", hits});
+    out.push_back({"stet_cache_misses_total", "", "counter", R"(cache="widgets")", misses});
+  });
+  const stet::status_page page(metrics_);
+  EXPECT_TRUE(cache(read(page), "widgets")["hit_rate"].is_null()) << text_;
+  misses = stet::detail::hit_rate_min_lookups - 1;
+  EXPECT_TRUE(cache(read(page), "widgets")["hit_rate"].is_null()) << text_;
+  misses = stet::detail::hit_rate_min_lookups;
+  EXPECT_DOUBLE_EQ(cache(read(page), "widgets")["hit_rate"].get_double().value(), 0.0);
+  hits = 3;
+  misses = 7;
+  EXPECT_DOUBLE_EQ(cache(read(page), "widgets")["hit_rate"].get_double().value(), 0.3);
+  // The page holds the same threshold for its per-refresh sparkline points.
+  stet::test_request q(stet::method::get, "/-/status");
+  const std::string min = "data-min-lookups=\"" + std::to_string(stet::detail::hit_rate_min_lookups) + "\"";
+  EXPECT_NE(page.page(q).body().find(min), std::string_view::npos);
+}
+
+// Unmatched 404s and 405s (and every other answer no route gave) are the
+// no_route entry: all answers less those the routes counted, by class.
+TEST(StatusNoRoute, AnswersNoRouteGaveHaveTheirEntry) {
+  stet::detail::metrics_snapshot s;
+  s.by_status[200] = 5;
+  s.by_status[404] = 3;  // one from the route's handler, two unmatched
+  s.by_status[405] = 1;
+  s.by_status[301] = 1;
+  s.answered = 10;
+  stet::detail::route_totals r;
+  r.pattern = "/items/{id:int}";
+  r.by_class = {0, 5, 0, 1, 0};
+  s.routes.push_back(r);
+  std::string text;
+  {
+    stet::json::writer w(text);
+    stet::detail::write_status_json(w, s, 1.0);
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(text).get(doc), simdjson::SUCCESS) << text;
+  const simdjson::dom::element n = doc["no_route"];
+  ASSERT_TRUE(n.is_object()) << text;
+  EXPECT_EQ(n["requests"].get_uint64().value(), 4u);
+  EXPECT_EQ(n["by_class"]["4xx"].get_uint64().value(), 3u);
+  EXPECT_EQ(n["by_class"]["3xx"].get_uint64().value(), 1u);
+  EXPECT_EQ(n["by_class"]["2xx"].get_uint64().value(), 0u);
+}
+
+// One 103 ms answer: both quantiles inside the bucket that holds 103 ms
+// (100..200 ms), not halfway to the next decade's bound.
+TEST(StatusQuantiles, IoBoundDurationStaysInItsBucket) {
+  stet::latency_histogram h;
+  h.record(103ms);
+  for (const double q : {0.5, 0.99}) {
+    const auto v = stet::detail::quantile_seconds(h.read(), q);
+    ASSERT_TRUE(v);
+    EXPECT_GE(*v, 0.1) << q;
+    EXPECT_LE(*v, 0.2) << q;
+  }
+  stet::latency_histogram slow;
+  slow.record(std::chrono::milliseconds(2300));  // 2..5 s
+  EXPECT_LE(*stet::detail::quantile_seconds(slow.read(), 0.99), 5.0);
+  EXPECT_GE(*stet::detail::quantile_seconds(slow.read(), 0.5), 2.0);
+}
+
 TEST(StatusQuantiles, InterpolateInsideTheBucket) {
   stet::latency_histogram h;
   EXPECT_FALSE(stet::detail::quantile_seconds(h.read(), 0.5));
@@ -188,7 +257,7 @@ TEST(StatusQuantiles, InterpolateInsideTheBucket) {
   const auto p50 = stet::detail::quantile_seconds(h.read(), 0.5);
   ASSERT_TRUE(p50);
   EXPECT_NEAR(*p50, 3.5e-6, 1e-12);
-  h.record(50ms);  // [10 ms, 100 ms)
+  h.record(70ms);  // [50 ms, 100 ms)
   EXPECT_NEAR(*stet::detail::quantile_seconds(h.read(), 1.0), 0.1, 1e-12);
   EXPECT_LT(*stet::detail::quantile_seconds(h.read(), 0.99), 5e-6);
   h.record(100s);  // past the last bound: reported as it

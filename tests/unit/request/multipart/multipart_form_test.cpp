@@ -51,7 +51,7 @@ TEST(MultipartForm, TextSurvivesTheReleaseOfItsPieces) {
 }
 
 TEST(MultipartForm, FieldAndTotalLimits) {
-  stet::multipart_form_limits limits;
+  stet::multipart_form_options limits;
   limits.max_field_bytes = 5;
   limits.max_total_bytes = 12;
   {

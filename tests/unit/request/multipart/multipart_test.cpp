@@ -75,7 +75,7 @@ multipart_outcome representative_outcome() {
   return out;
 }
 
-std::error_code whole_error(std::string_view body, stet::multipart_limits limits = {}) {
+std::error_code whole_error(std::string_view body, stet::multipart_options limits = {}) {
   return parse_multipart_whole(content_type, body, limits).error;
 }
 
@@ -360,7 +360,7 @@ TEST(Multipart, TooManyHeaderFieldsInAPart) {
 }
 
 TEST(Multipart, PartAndTotalByteLimits) {
-  stet::multipart_limits limits;
+  stet::multipart_options limits;
   limits.max_part_bytes = 10;
   EXPECT_TRUE(parse_multipart_whole(content_type, field("a", "0123456789") + close_delimiter(), limits).done);
   EXPECT_EQ(whole_error(field("a", "0123456789x") + close_delimiter(), limits), stet::error::multipart_part_too_large);

@@ -19,8 +19,8 @@ using stet::detail::compression_request;
 using stet::detail::compression_response;
 using stet::detail::plan_compression;
 
-stet::compression_settings on() {
-  stet::compression_settings s;
+stet::compression_options on() {
+  stet::compression_options s;
   s.enabled = true;
   return s;
 }
@@ -49,7 +49,7 @@ TEST(CompressPolicy, CompressesAnEligibleResponse) {
 // Each exclusion on its own, against the same otherwise eligible response.
 TEST(CompressPolicy, ExclusionsThatDoNotVary) {
   const compression_plan nothing{};
-  stet::compression_settings off = on();
+  stet::compression_options off = on();
   off.enabled = false;
   EXPECT_EQ(plan_compression(asks(), json_body(), off), nothing) << "off globally";
 
@@ -84,7 +84,7 @@ TEST(CompressPolicy, ThresholdIsInclusiveAndStreamsAlwaysQualify) {
   compression_response r = json_body(0);
   r.streamed = true;
   EXPECT_EQ(plan_compression(asks(), r, on()).coding, content_coding::br);
-  stet::compression_settings s = on();
+  stet::compression_options s = on();
   s.min_bytes = 0;
   EXPECT_EQ(plan_compression(asks(), json_body(1), s).coding, content_coding::br);
 }
@@ -140,7 +140,7 @@ TEST(CompressPolicy, HeadDecidesAsGetWithoutLength) {
 }
 
 TEST(CompressPolicy, MediaTypeList) {
-  const stet::compression_settings s;
+  const stet::compression_options s;
   const auto listed = [&](std::string_view t) { return stet::detail::media_type_listed(t, s.media_types); };
   EXPECT_TRUE(listed("text/html; charset=utf-8"));
   EXPECT_TRUE(listed("TEXT/CSV"));
@@ -272,7 +272,7 @@ TEST(CompressPolicy, CompressResponseLeavesExcludedAnswersAlone) {
   EXPECT_EQ(stet::detail::compress_response(q, no_transform, on()).coding, content_coding::identity);
 
   stet::response off = stet::response::json_text(plain);
-  EXPECT_EQ(stet::detail::compress_response(q, off, stet::compression_settings{}).coding, content_coding::identity);
+  EXPECT_EQ(stet::detail::compress_response(q, off, stet::compression_options{}).coding, content_coding::identity);
   EXPECT_EQ(off.header("Content-Encoding"), std::nullopt) << "nothing said about a coding when off";
   EXPECT_EQ(off.header("Vary"), std::nullopt);
 }
