@@ -19,8 +19,8 @@ class latency_histogram {
  public:
   /// Upper bounds in microseconds; the last bucket is +Inf.
   static constexpr std::array<std::uint32_t, 22> bounds_us = {
-      1,      2,      5,       10,      20,      50,        100,       200,       500,       1'000,     2'000,
-      5'000,  10'000, 20'000,  50'000,  100'000, 200'000,   500'000,   1'000'000, 2'000'000, 5'000'000, 10'000'000};
+      1,     2,      5,      10,     20,      50,      100,     200,       500,       1'000,     2'000,
+      5'000, 10'000, 20'000, 50'000, 100'000, 200'000, 500'000, 1'000'000, 2'000'000, 5'000'000, 10'000'000};
 
   /// The bucket `d` falls in: the first whose bound is above it (negative
   /// durations in the first), bounds_us.size() for +Inf.

@@ -133,7 +133,7 @@ struct server_options {
   /// message is still taken when nothing else waits.
   std::size_t websocket_mailbox_bytes = 8 * 1024 * 1024;
 
-  access_log_options access_log{};     ///< off by default
+  access_log_options access_log{};    ///< off by default
   compression_options compression{};  ///< response compression and coded request bodies (off by default)
 
   /// Where the server counts requests, connections and phase timings; null counts nothing.

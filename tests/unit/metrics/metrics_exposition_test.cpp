@@ -52,9 +52,11 @@ TEST(MetricsExposition, HistogramWithLabelsIsCumulativeAndEndsWithInfSumCount) {
 TEST(MetricsExposition, EarlierBucketBoundsRemainAndIoBoundsAreFine) {
   std::string out;
   append_histogram(out, "stet_t_seconds", "", three_samples());
-  for (const char* le : {"1e-06", "2e-06", "5e-06", "1e-05", "2e-05", "5e-05", "0.0001", "0.0002", "0.0005", "0.001",
-                         "0.002", "0.005", "0.01", "0.1", "1", "10", "0.02", "0.05", "0.2", "0.5", "2", "5"}) {
-    EXPECT_NE(out.find(std::string("stet_t_seconds_bucket{le=\"") + le + "\"}"), std::string::npos) << le << "\n" << out;
+  for (const char* le :
+       {"1e-06", "2e-06", "5e-06", "1e-05", "2e-05", "5e-05", "0.0001", "0.0002", "0.0005", "0.001", "0.002",
+        "0.005", "0.01",  "0.1",   "1",     "10",    "0.02",  "0.05",   "0.2",    "0.5",    "2",     "5"}) {
+    EXPECT_NE(out.find(std::string("stet_t_seconds_bucket{le=\"") + le + "\"}"), std::string::npos) << le << "\n"
+                                                                                                    << out;
   }
   latency_histogram h;
   h.record(std::chrono::milliseconds(103));
