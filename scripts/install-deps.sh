@@ -5,7 +5,7 @@
 #   scripts/install-deps.sh --build-only # only what builds the library and its examples (scripts/serve.sh)
 #   scripts/install-deps.sh --fuzz       # and clang with libFuzzer (scripts/fuzz.sh)
 #   scripts/install-deps.sh --tidy       # and clang-tidy with run-clang-tidy (scripts/tidy.sh)
-#   scripts/install-deps.sh --bench      # and nginx with its brotli modules (bench/e2e/compression.sh)
+#   scripts/install-deps.sh --bench      # and the benchmark peers: nginx (brotli, nchan), h2o; liburing
 # --build-only combines with the others (--build-only --tidy: build and lint, no test peers).
 set -euo pipefail
 
@@ -17,6 +17,8 @@ build=(
   zlib1g-dev libbrotli-dev libzstd-dev
   # the SQLite example's blocking query (examples/sqlite_users, docs/handlers.md)
   libsqlite3-dev
+  # the Redis pub/sub backend (topics across instances, docs/events.md)
+  libhiredis-dev
 )
 # The tests, the micro-benchmarks and the real peers the tests start.
 tests=(
@@ -30,6 +32,8 @@ tests=(
   # deployment tests with real peers (tests/deploy/): a reverse proxy, a
   # layer-4 balancer speaking PROXY v2, systemd-socket-activate
   haproxy systemd
+  # topics across instances: the Redis the pub/sub tests start on loopback
+  redis-server
   # bench/e2e/upload.sh's cpp-httplib peer (bench/e2e/peers: httplib.h and libcpp-httplib.so)
   libcpp-httplib-dev
 )
@@ -43,8 +47,10 @@ for arg in "$@"; do
     # which clang only recommends: name it, since recommends are not installed.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --tidy) packages+=(clang-tidy) ;;
-    # The compression benchmark's peer: nginx's gzip, and brotli from ngx_brotli.
-    --bench) packages+=(nginx libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static) ;;
+    # The benchmark peers: nginx with brotli (compression) and nchan (pub/sub
+    # over SSE/WebSocket), h2o; liburing for the io_uring experiment.
+    --bench) packages+=(nginx libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static
+                        libnginx-mod-nchan h2o liburing-dev) ;;
     *) echo "install-deps: unknown option $arg (--build-only, --fuzz, --tidy, --bench)" >&2; exit 2 ;;
   esac
 done
