@@ -127,6 +127,10 @@ FOLDERS = (
            "`websocket_worker` (a worker's sessions, read buffers and timers), `websocket_hub` (publish across "
            "workers), `websocket_mailbox` (what other threads post to a worker's sessions)",
            ("net", "net/server", "net/transport", "counters", "metrics", "websocket")),
+    Folder("pubsub", "topics across instances",
+           "the seam between the topic hub and where a published message travels (`bus`): ids, order and "
+           "history per topic come from the bus, in-process or Redis",
+           ("counters",)),
     Folder("crypto", "hashing and signing",
            "SHA-256 (`sha256`), HMAC (`hmac`), `signer` (derived keys cached per signer)",
            ("counters", "http")),
