@@ -154,7 +154,7 @@ std::shared_ptr<const stet::detail::tls_context> server_context(std::size_t cach
   stet::tls_options options;
   options.certificates.push_back({files.cert, files.key, {}, {}});
   options.session_cache_size = cache;
-  stet::start_error error;
+  stet::config_error error;
   auto context = stet::detail::tls_context::build(options, stet::detail::ticket_keys::generated(std::chrono::hours(1)),
                                                   std::make_shared<stet::detail::tls_stats>(), error);
   if (!context) {

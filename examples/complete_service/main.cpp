@@ -41,12 +41,12 @@ class note_store {
 
 stet::response note_json(int id, std::string_view text, stet::status s = stet::status::ok) {
   return stet::response::json(
-      s, [&](stet::json::writer& w) { w.begin_object().member("id", id).member("text", text).end_object(); });
+      [&](stet::json::writer& w) { w.begin_object().member("id", id).member("text", text).end_object(); }, s);
 }
 
 stet::response error_json(stet::status s, std::string_view what) {
-  return stet::response::json(s,
-                              [what](stet::json::writer& w) { w.begin_object().member("error", what).end_object(); });
+  return stet::response::json([what](stet::json::writer& w) { w.begin_object().member("error", what).end_object(); },
+                              s);
 }
 
 // One string field of a JSON body, or nullopt (bad JSON, no such field, not a non-empty string).
@@ -114,9 +114,11 @@ void add_routes(stet::router& routes, const std::string& upload_dir) {
             const stet::upload_commit_result done = file.commit(stet::sanitize_filename(name));
             if (done.error.code == std::errc::file_exists) co_return error_json(stet::status::conflict, "name taken");
             if (!done) co_return error_json(stet::status::bad_request, "not a file name");
-            co_return stet::response::json(stet::status::created, [&done](stet::json::writer& w) {
-              w.begin_object().member("size", done.info.size).member("sha256", done.info.sha256_hex()).end_object();
-            });
+            co_return stet::response::json(
+                [&done](stet::json::writer& w) {
+                  w.begin_object().member("size", done.info.size).member("sha256", done.info.sha256_hex()).end_object();
+                },
+                stet::status::created);
           });
 
   // Blocking work (a database call, a slow library) on the offload pool, never on a worker.
@@ -162,11 +164,11 @@ int main(int argc, char** argv) {
   stet::server server(routes, options);
   stet::run_options run;
   run.on_hangup = [](stet::server& s) {
-    const stet::start_error failed = s.reload_tls();
+    const stet::config_error failed = s.reload_tls();
     std::fprintf(stderr, "complete_service: SIGHUP: %s\n", failed ? failed.message().c_str() : "TLS files reloaded");
   };
   // SIGINT or SIGTERM: readiness off, requests in flight answered, then exit 0.
-  const stet::start_error failed = stet::run_until_signal(server, run);
+  const stet::config_error failed = stet::run_until_signal(server, run);
   if (failed) std::fprintf(stderr, "complete_service: %s\n", failed.message().c_str());
   return failed ? 1 : 0;
 }

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -43,13 +42,13 @@ class todo_store {
 
 stet::response todo_json(std::int64_t id, std::string_view title, stet::status s = stet::status::ok) {
   return stet::response::json(
-      s, [&](stet::json::writer& w) { w.begin_object().member("id", id).member("title", title).end_object(); });
+      [&](stet::json::writer& w) { w.begin_object().member("id", id).member("title", title).end_object(); }, s);
 }
 
 stet::response not_found(std::int64_t id) {
-  return stet::response::json(stet::status::not_found, [id](stet::json::writer& w) {
-    w.begin_object().member("error", "no such todo").member("id", id).end_object();
-  });
+  return stet::response::json(
+      [id](stet::json::writer& w) { w.begin_object().member("error", "no such todo").member("id", id).end_object(); },
+      stet::status::not_found);
 }
 
 }  // namespace
@@ -84,9 +83,9 @@ int main(int argc, char** argv) {
   });
 
   stet::server_options options;
-  options.port = static_cast<std::uint16_t>(std::atoi(argc > 1 ? argv[1] : "8080"));
+  options.listeners = {{.address = std::string("127.0.0.1:") + (argc > 1 ? argv[1] : "8080")}};
   stet::server server(std::move(routes), options);
-  const stet::start_error failed = stet::run_until_signal(server);  // SIGINT or SIGTERM: a graceful stop
+  const stet::config_error failed = stet::run_until_signal(server);  // SIGINT or SIGTERM: a graceful stop
   if (failed) std::fprintf(stderr, "json_api: %s\n", failed.message().c_str());
   return failed ? 1 : 0;
 }

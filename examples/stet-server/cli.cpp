@@ -182,8 +182,6 @@ std::string usage() {
 parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
   options o;
   bool proxy_protocol = false;
-  o.server.host = "127.0.0.1";
-  o.server.port = 8080;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string_view flag = args[i];
     if (flag == "--help" || flag == "-h") return {std::nullopt, usage(), 0};
@@ -225,11 +223,11 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       limit->set(o.server, *n);
     } else if (flag == "--host") {
       if (value.empty()) return error("--host needs an address");
-      o.server.host = value;
+      o.host = value;
     } else if (flag == "--port") {
       const auto port = parse_number<unsigned>(value, 0, 65535);
       if (!port) return error(fmt::format("--port: '{}' is not a port number (0-65535)", value));
-      o.server.port = static_cast<std::uint16_t>(*port);
+      o.port = static_cast<std::uint16_t>(*port);
     } else if (flag == "--threads") {
       const auto threads = parse_number<unsigned>(value, 1, 1024);
       if (!threads) return error(fmt::format("--threads: '{}' is not a thread count (1-1024)", value));
@@ -281,11 +279,10 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     }
   }
   o.proxy_protocol = proxy_protocol;
+  // Without --listen the one plain listener is --host:--port.
+  if (o.server.listeners.empty()) o.server.listeners.push_back({default_listen_address(o.host, o.port)});
   if (proxy_protocol) {
-    // Without --listen the one listener is --host/--port: it is the one that
-    // requires the header then (and --tls-port's, added by main()).
-    if (o.server.listeners.empty()) o.server.listeners.push_back({default_listen_address(o.server)});
-    for (stet::listen_options& l : o.server.listeners) l.proxy_protocol = true;
+    for (stet::listen_options& l : o.server.listeners) l.proxy_protocol = true;  // --tls-port's: main()
   }
   if (o.tls_cert.empty() != o.tls_key.empty()) return error("--tls-cert and --tls-key go together");
   if (!o.tls_ticket_key.empty() && o.tls_cert.empty()) return error("--tls-ticket-key needs --tls-cert and --tls-key");
@@ -307,9 +304,9 @@ std::string listen_description(const stet::listen_options& l, std::uint16_t boun
   return text;
 }
 
-std::string default_listen_address(const stet::server_options& o) {
-  return o.host.find(':') != std::string::npos ? fmt::format("[{}]:{}", o.host, o.port)
-                                               : fmt::format("{}:{}", o.host, o.port);
+std::string default_listen_address(std::string_view host, std::uint16_t port) {
+  return host.find(':') != std::string_view::npos ? fmt::format("[{}]:{}", host, port)
+                                                  : fmt::format("{}:{}", host, port);
 }
 
 }  // namespace stet_server

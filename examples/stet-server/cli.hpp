@@ -12,8 +12,11 @@
 namespace stet_server {
 
 struct options {
-  /// Host, port, threads and every limit and timeout (--max-*, --*-timeout-ms).
+  /// Listeners, threads and every limit and timeout (--max-*, --*-timeout-ms).
+  /// Without --listen, one listener on --host:--port.
   stet::server_options server;
+  std::string host = "127.0.0.1";  // --host
+  std::uint16_t port = 8080;       // --port
   std::string static_dir;
   std::string static_prefix = "/static";
   unsigned static_revalidate_ms = 0;  // 0: every cache hit is checked with stat(2)
@@ -47,6 +50,6 @@ std::string usage();
 /// `http://HOST:PORT/` or `https://...` for TCP, `unix:PATH`, `fd:N (port P)`.
 std::string listen_description(const stet::listen_options& l, std::uint16_t bound_port);
 /// `host:port` (`[host]:port` for IPv6): the listener when no --listen is given.
-std::string default_listen_address(const stet::server_options& o);
+std::string default_listen_address(std::string_view host, std::uint16_t port);
 
 }  // namespace stet_server

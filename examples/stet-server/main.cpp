@@ -212,7 +212,7 @@ stet::response client_json(stet::request& req) {
 // SIGHUP's TLS half: re-read the certificate and key files. A reload that
 // fails keeps the certificates being served.
 void reload_tls_certificates(stet::server& server) {
-  const stet::start_error reloaded = server.reload_tls();
+  const stet::config_error reloaded = server.reload_tls();
   std::fprintf(stderr, "stet-server: SIGHUP: %s\n",
                reloaded ? reloaded.message().c_str() : "TLS certificate and key files reloaded");
 }
@@ -225,7 +225,7 @@ void handle_signals(const sigset_t& set, stet::server& server, const std::atomic
     int received = 0;
     if (sigwait(&set, &received) != 0 || exiting.load()) return;
     if (received == SIGHUP || received == SIGUSR1) {
-      if (const stet::start_error failed = server.reopen_access_log()) {
+      if (const stet::config_error failed = server.reopen_access_log()) {
         std::fprintf(stderr, "stet-server: cannot reopen the access log: %s\n", failed.message().c_str());
       }
       if (received == SIGHUP) reload_tls_certificates(server);
@@ -284,12 +284,7 @@ void add_tls_listener(const stet_server::options& o, stet::server_options& optio
   auto tls = std::make_shared<stet::tls_options>();
   tls->certificates.push_back({o.tls_cert, o.tls_key, {}, {}});
   tls->ticket_key_file = o.tls_ticket_key;
-  const auto address = [&](std::uint16_t port) {
-    return options.host.find(':') != std::string::npos ? fmt::format("[{}]:{}", options.host, port)
-                                                       : fmt::format("{}:{}", options.host, port);
-  };
-  if (options.listeners.empty()) options.listeners.push_back({address(options.port)});  // else --listen's
-  stet::listen_options secure{address(o.tls_port)};
+  stet::listen_options secure{stet_server::default_listen_address(o.host, o.tls_port)};
   secure.tls = std::move(tls);
   secure.proxy_protocol = o.proxy_protocol;
   options.listeners.push_back(std::move(secure));
@@ -352,15 +347,12 @@ int main(int argc, char** argv) {
   auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{actor_secret(o.secret)}, "actor-cookie");
   stet::server server(make_routes(o, uploads.path, options.metrics, files, std::move(signer), options.readiness),
                       options);
-  if (const stet::start_error failed = server.start()) {
+  if (const stet::config_error failed = server.start()) {
     std::fprintf(stderr, "stet-server: cannot start: %s\n", failed.message().c_str());
     if (o.upload_dir.empty()) stet_server::remove_upload_dir(uploads.path);
     return 1;
   }
 
-  if (options.listeners.empty()) {
-    std::fprintf(stderr, "stet-server: listening on http://%s:%u/\n", options.host.c_str(), server.port());
-  }
   for (std::size_t i = 0; i < options.listeners.size(); ++i) {
     const std::string line = stet_server::listen_description(options.listeners[i], server.port(i));
     std::fprintf(stderr, "stet-server: listening on %s\n", line.c_str());

@@ -30,9 +30,11 @@ std::optional<std::uint32_t> sleep_ms(const stet::request& req) {
 stet::task<stet::response> slow(stet::request& req) {
   const std::optional<std::uint32_t> ms = sleep_ms(req);
   if (!ms) {
-    co_return stet::response::json(stet::status::bad_request, [](stet::json::writer& w) {
-      w.begin_object().member("error", "ms must be an integer from 0 to 10000").end_object();
-    });
+    co_return stet::response::json(
+        [](stet::json::writer& w) {
+          w.begin_object().member("error", "ms must be an integer from 0 to 10000").end_object();
+        },
+        stet::status::bad_request);
   }
   // The blocking call: on a pool thread, while this worker serves others.
   co_await stet::offload([n = *ms] { std::this_thread::sleep_for(std::chrono::milliseconds(n)); });

@@ -1,6 +1,7 @@
 #include "uploads.hpp"
 
 #include <stet/body.hpp>
+#include <stet/json.hpp>
 #include <stet/multipart.hpp>
 #include <stet/upload_file.hpp>
 
@@ -71,7 +72,7 @@ struct upload_settings {
 using shared_settings = std::shared_ptr<const upload_settings>;
 
 stet::response failure(stet::status s, std::string_view why) {
-  return stet::response::json(s, [why](stet::json::writer& w) { w.begin_object().member("error", why).end_object(); });
+  return stet::response::json([why](stet::json::writer& w) { w.begin_object().member("error", why).end_object(); }, s);
 }
 
 // The log learns the path; the client only what failed, never where: a
@@ -371,11 +372,13 @@ class raw_sink final : public stet::body_sink {
     const stet::upload_commit_result done = file_.commit(name_);
     if (!done) return upload_failure(*settings_, done.error);
     const stet::status s = done.info.replaced ? stet::status::ok : stet::status::created;
-    return stet::response::json(s, [&](stet::json::writer& w) {
-      w.begin_object().member("name", name_).member("size", done.info.size).key("sha256");
-      done.info.sha256_hex().empty() ? w.null() : w.string(done.info.sha256_hex());
-      w.end_object();
-    });
+    return stet::response::json(
+        [&](stet::json::writer& w) {
+          w.begin_object().member("name", name_).member("size", done.info.size).key("sha256");
+          done.info.sha256_hex().empty() ? w.null() : w.string(done.info.sha256_hex());
+          w.end_object();
+        },
+        s);
   }
 
   void on_abort(std::error_code) noexcept override { file_.abort(); }

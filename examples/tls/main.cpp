@@ -35,11 +35,11 @@ int main(int argc, char** argv) {
   run.on_hangup = [](stet::server& s) {
     // All or nothing: when a new file is bad the old certificate stays in
     // service. New handshakes get the new one; open connections keep theirs.
-    const stet::start_error failed = s.reload_tls();
+    const stet::config_error failed = s.reload_tls();
     std::fprintf(stderr, "tls: SIGHUP: %s\n", failed ? failed.message().c_str() : "certificate reloaded");
   };
   // SIGINT or SIGTERM: finish what is in flight, then exit.
-  if (const stet::start_error failed = stet::run_until_signal(server, run)) {
+  if (const stet::config_error failed = stet::run_until_signal(server, run)) {
     std::fprintf(stderr, "tls: %s\n", failed.message().c_str());  // names the file and the reason
     return 1;
   }

@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -89,9 +88,9 @@ int main(int argc, char** argv) {
   });
 
   stet::server_options options;
-  options.port = static_cast<std::uint16_t>(std::atoi(argc > 1 ? argv[1] : "8080"));
+  options.listeners = {{.address = std::string("127.0.0.1:") + (argc > 1 ? argv[1] : "8080")}};
   stet::server server(std::move(routes), options);
-  const stet::start_error failed = stet::run_until_signal(server);  // SIGINT or SIGTERM: a graceful stop
+  const stet::config_error failed = stet::run_until_signal(server);  // SIGINT or SIGTERM: a graceful stop
   if (failed) std::fprintf(stderr, "upload: %s\n", failed.message().c_str());
   return failed ? 1 : 0;
 }

@@ -73,20 +73,23 @@ const std::error_category& error_category() noexcept;
 /// Lets `std::error_code ec = stet::error::bad_chunk;` work.
 inline std::error_code make_error_code(error e) noexcept { return {static_cast<int>(e), error_category()}; }
 
-/// Why server::start() (or a reload of its files) failed: the error, and what it was about in words (the
-/// address or file, and the reason). False when start() succeeded.
-class start_error {
+/// Why a configuration could not be put to use: what it was about (the address
+/// or the file) and the reason, in words. Returned by server::start() (a busy
+/// port, a bad listener address, a certificate that cannot be used),
+/// server::reload_tls(), server::reopen_access_log() and run_until_signal().
+/// False when there was no error.
+class config_error {
  public:
   /// No error.
-  start_error() = default;
+  config_error() = default;
   /// `code`, described by `message`.
-  start_error(std::error_code code, std::string message) : code_(code), message_(std::move(message)) {}
+  config_error(std::error_code code, std::string message) : code_(code), message_(std::move(message)) {}
 
-  /// The error (e.g. std::errc::address_in_use); empty when start() succeeded.
+  /// The error (e.g. std::errc::address_in_use); empty when there was none.
   const std::error_code& code() const noexcept { return code_; }
   /// E.g. "listen on 127.0.0.1:80: Permission denied".
   const std::string& message() const noexcept { return message_; }
-  /// True when start() failed.
+  /// True when there was an error.
   explicit operator bool() const noexcept { return static_cast<bool>(code_); }
   /// The code alone, for callers that keep only a std::error_code.
   operator std::error_code() const noexcept { return code_; }  // NOLINT(google-explicit-constructor): code-only callers
@@ -95,6 +98,10 @@ class start_error {
   std::error_code code_;
   std::string message_;
 };
+
+/// The earlier name (#26: one error type for start() and the reloads of its
+/// files): deprecated, removed in the next release.
+using start_error [[deprecated("renamed config_error")]] = config_error;
 
 }  // namespace stet
 

@@ -2,7 +2,6 @@
 /// @file
 /// JSON request bodies: an immutable tree in the request arena, parsed by simdjson.
 
-#include <stet/json.hpp>
 #include <stet/status.hpp>
 
 #include <cstddef>
@@ -15,6 +14,10 @@
 #include <system_error>
 
 namespace stet {
+
+namespace json {
+class writer;  // <stet/json.hpp>: only the files that write JSON compile it (#26)
+}  // namespace json
 
 namespace detail {
 struct json_access;
@@ -104,8 +107,9 @@ struct json_member {
 inline constexpr std::size_t default_json_max_bytes = 1024 * 1024;
 /// Deepest nesting of arrays and objects accepted; deeper documents are
 /// invalid_json. The JSON writer's default depth, so that whatever is accepted
-/// can be written back out (echoed) with default settings.
-inline constexpr std::size_t json_max_depth = json::writer_options{}.max_depth;
+/// can be written back out (echoed) with default settings (json::writer_options'
+/// max_depth; json_body.cpp checks that the two agree).
+inline constexpr std::size_t json_max_depth = 128;
 
 /// A parsed JSON document, or why there is none. Never throws.
 class json_result {

@@ -4,7 +4,6 @@
 
 #include <stet/cookies.hpp>
 #include <stet/detail/pooled_string.hpp>
-#include <stet/json.hpp>
 #include <stet/status.hpp>
 #include <stet/stream.hpp>
 
@@ -15,13 +14,29 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
+#include <utility>
 
 namespace stet {
+
+namespace json {
+// Defined in <stet/json.hpp>: response::json() needs them only where it is called,
+// so a file that sends no JSON does not compile the writer (#26).
+class writer;
+enum class errc : std::uint8_t;
+}  // namespace json
 
 namespace detail {
 class pending_response;
 struct response_access;
 struct websocket_upgrade;
+
+// Whether T's definition has been seen here: response::json() checks that
+// <stet/json.hpp> is included, so the error names the header to include.
+template <typename T>
+concept complete_type = requires {
+  sizeof(T);
+};
 }  // namespace detail
 
 class signer;
@@ -61,19 +76,20 @@ class response {
   /// `json`, already serialised, as application/json.
   static response json_text(std::string_view json, stet::status s = stet::status::ok);
   /// `value` written as JSON straight into the pooled body buffer, with
-  /// Content-Type: application/json; no allocation in the steady state. If the
-  /// writer reports a problem (stet::json::errc) the answer is a 500 with a JSON
-  /// error body instead.
-  template <stet::json::serializable T>
-  static response json(const T& value, stet::status s = stet::status::ok);
-  /// A JSON body written by `fill(stet::json::writer&)` into the pooled body
-  /// buffer; as json(value). `fill` must write exactly one value.
-  template <stet::json::fill_function Fill>
-  static response json(stet::status s, Fill&& fill);
-  /// json(status::ok, fill).
-  template <stet::json::fill_function Fill>
-  static response json(Fill&& fill) {
-    return json(stet::status::ok, std::forward<Fill>(fill));
+  /// Content-Type: application/json; no allocation in the steady state. `value`
+  /// is a stet::json::serializable value, or else a function
+  /// `fill(stet::json::writer&)` that writes exactly one value. If the writer
+  /// reports a problem (stet::json::errc) the answer is a 500 with a JSON error
+  /// body instead.
+  /// @note Needs `#include <stet/json.hpp>` (or <stet/stet.hpp>) where it is
+  /// called: the writer lives there, so files that send no JSON do not compile it.
+  template <typename T, typename Writer = stet::json::writer>
+  static response json(T&& value, stet::status s = stet::status::ok);
+  /// The earlier argument order (#26: the status goes last, as in text() and
+  /// html()): deprecated, removed in the next release.
+  template <typename Fill>
+  [[deprecated("the status goes last: json(fill, status)")]] static response json(stet::status s, Fill&& fill) {
+    return json(std::forward<Fill>(fill), s);
   }
 
   /// A redirect (301, 302, 303, 307 or 308) to `location`.
@@ -189,19 +205,26 @@ class response {
   static response typed(std::string_view content_type, std::string_view body, stet::status s);
 };
 
-template <stet::json::serializable T>
-response response::json(const T& value, stet::status s) {
-  return json(s, [&value](stet::json::writer& w) { w.value(value); });
-}
-
-template <stet::json::fill_function Fill>
-response response::json(stet::status s, Fill&& fill) {
-  response r(s);
-  stet::json::writer w(r.body_buffer());
-  std::invoke(std::forward<Fill>(fill), w);
-  if (!w.ok() || !w.complete()) return json_failure(w.error());
-  r.append_field("Content-Type", "application/json");
-  return r;
+template <typename T, typename Writer>
+response response::json(T&& value, stet::status s) {
+  static_assert(detail::complete_type<Writer>,
+                "stet::response::json needs #include <stet/json.hpp> (or <stet/stet.hpp>)");
+  if constexpr (!detail::complete_type<Writer>) {
+    return response(stet::status::internal_server_error);  // not reached: the assertion stops the build
+  } else {
+    response r(s);
+    Writer w(r.body_buffer());
+    if constexpr (requires(Writer & out, const std::remove_cvref_t<T>& v) { out.value(v); }) {
+      w.value(value);
+    } else {
+      static_assert(std::is_invocable_v<T, Writer&>,
+                    "stet::response::json takes a stet::json::serializable value or a fill(stet::json::writer&)");
+      std::invoke(std::forward<T>(value), w);
+    }
+    if (!w.ok() || !w.complete()) return json_failure(w.error());
+    r.append_field("Content-Type", "application/json");
+    return r;
+  }
 }
 
 }  // namespace stet

@@ -36,7 +36,7 @@ struct run_options {
 /// Returns the start error when start() failed (nothing is served then and
 /// no signal handler is left behind; its message() names the address or file
 /// and the reason, e.g. "listen on 127.0.0.1:8080: Address already in use"),
-/// else an empty start_error once the server has stopped.
-start_error run_until_signal(server& s, const run_options& options = {});
+/// else an empty config_error once the server has stopped.
+config_error run_until_signal(server& s, const run_options& options = {});
 
 }  // namespace stet

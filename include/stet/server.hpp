@@ -33,7 +33,7 @@ class server {
   /// Binds every listener and starts the worker threads; returns at once. On
   /// failure nothing is left bound and the error says what and why (e.g.
   /// "listen on 127.0.0.1:8080: Address already in use").
-  start_error start();
+  config_error start();
   /// start(), then wait(). @throws std::system_error when start() fails.
   void run();
   /// Graceful stop, in stages: readiness turns false at once (ready(),
@@ -60,7 +60,7 @@ class server {
   /// lines written from then on go to the new file. Thread-safe. Nothing to do
   /// (no error) when the log is off or goes to standard output; on failure the
   /// old file is kept and the error says why.
-  start_error reopen_access_log();
+  config_error reopen_access_log();
 
   /// Sends `message` to every WebSocket subscribed to `topic` (see
   /// websocket::subscribe()), on every worker: the frame is built once and
@@ -79,7 +79,7 @@ class server {
   /// that does not match its certificate, an expired certificate) nothing is
   /// replaced and the error names the file and the reason. Thread-safe (e.g.
   /// from a SIGHUP handler thread); an error before start().
-  start_error reload_tls();
+  config_error reload_tls();
 
  private:
   std::unique_ptr<detail::server_core> core_;

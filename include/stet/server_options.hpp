@@ -4,6 +4,7 @@
 
 #include <stet/access_log.hpp>
 #include <stet/compression.hpp>
+#include <stet/detail/deprecated_field.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -57,11 +58,16 @@ struct listen_options {
 /// Everything a server can be told before start(). Defaults suit a public-facing
 /// service; tests shorten the timeouts.
 struct server_options {
-  std::string host = "127.0.0.1";  ///< address to bind (IPv4 or IPv6 literal)
-  std::uint16_t port = 8080;       ///< 0 picks an ephemeral port; see server::port()
-  unsigned threads = 0;            ///< worker threads; 0 means std::thread::hardware_concurrency()
+  /// Deprecated (#26: listeners is the one way to say where to listen); removed
+  /// in the next release. Used only when `listeners` is empty.
+  detail::deprecated_host host{};
+  /// Deprecated, as `host`.
+  detail::deprecated_port port{};
+  unsigned threads = 0;     ///< worker threads; 0 means std::thread::hardware_concurrency()
   bool reuse_port = false;  ///< one SO_REUSEPORT acceptor per worker (and TCP listener) instead of one shared acceptor
-  /// Where to listen. Empty: one TCP listener on `host`:`port`.
+  /// Where to listen: `{{.address = "127.0.0.1:8080"}}`, several addresses,
+  /// unix sockets, TLS, PROXY protocol or sockets passed by systemd (see
+  /// listen_options). Empty, the default: one TCP listener on 127.0.0.1:8080.
   std::vector<listen_options> listeners{};
   int backlog = 1024;                ///< listen(2) backlog
   std::string server_name = "stet";  ///< value of the Server header; empty omits the header

@@ -4,6 +4,7 @@
 /// stat-validated memory cache, large ones with sendfile(2).
 
 #include <stet/compression.hpp>
+#include <stet/detail/deprecated_field.hpp>
 #include <stet/metrics.hpp>
 #include <stet/request.hpp>
 #include <stet/response.hpp>
@@ -58,8 +59,10 @@ struct static_options {
   bool precompressed = true;
   /// Answer `favicon.ico` from a built-in icon when the site has none.
   bool default_favicon = true;
-  /// What static_url() puts before the relative path.
-  std::string url_prefix = "/static/";
+  /// Deprecated (#26: static_url() uses the prefix given to stet::mount(), the
+  /// one place the URL prefix is said); removed in the next release. When set,
+  /// static_url() puts it before the relative path instead.
+  detail::deprecated_url_prefix url_prefix{};
   /// Compressed variants (off unless compression.enabled; stet-server copies
   /// its server_options::compression here). When no precompressed sibling is
   /// served, a file held in memory whose type is on compression.media_types and
@@ -137,8 +140,10 @@ class static_files {
   /// the entry is evicted.
   response respond(const request& req, std::string_view raw_relative_path);
 
-  /// `url_prefix` + `relative_path` (percent-encoded as needed) + `?_hash=` +
-  /// the first 16 hex digits of the file's SHA-256. The hash is computed once
+  /// The prefix given to the first mount() of these files, '/', `relative_path`
+  /// (percent-encoded as needed), `?_hash=` and
+  /// the first 16 hex digits of the file's SHA-256 ("/static/" before the
+  /// path when the files are not mounted). The hash is computed once
   /// per file identity; each call costs one stat and a lookup. `relative_path`
   /// is a plain (decoded) path. For a missing or refused path, and for a large
   /// file whose hash a background thread is still computing, the URL has no
@@ -167,7 +172,9 @@ class static_files {
 /// `prefix/<path>` go to files->respond() with the path still percent-encoded
 /// (so that an encoded slash or dot-segment is refused, never decoded into a
 /// traversal), and `prefix` itself is redirected to `prefix/`. Several mounts
-/// may share one router.
+/// may share one router. The first mount of `files` gives static_url() its
+/// prefix, so the URL prefix is said once.
+/// @note Mount before static_url() is called from more than one thread.
 void mount(router& routes, std::string_view prefix, std::shared_ptr<static_files> files);
 
 /// Reports `files`' counters through `m` (as stet_cache_* and stet_static_*

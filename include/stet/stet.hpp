@@ -13,6 +13,7 @@
 #include <stet/form.hpp>
 #include <stet/headers.hpp>
 #include <stet/https.hpp>
+#include <stet/json.hpp>
 #include <stet/json_body.hpp>
 #include <stet/method.hpp>
 #include <stet/metrics.hpp>

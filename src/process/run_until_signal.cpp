@@ -32,7 +32,7 @@ void note_signal(int number) {
   errno = saved;
 }
 
-start_error system_failure(const char* what) {
+config_error system_failure(const char* what) {
   const std::error_code code(errno, std::system_category());
   return {code, std::string("run_until_signal: ") + what + ": " + code.message()};
 }
@@ -52,7 +52,7 @@ class signal_catcher {
     }
   }
 
-  start_error open(bool hangup) {
+  config_error open(bool hangup) {
     if (::pipe2(fds_, O_CLOEXEC) != 0) return system_failure("pipe");
     // Never block inside the handler: a full pipe already holds a signal to act on.
     if (::fcntl(fds_[1], F_SETFL, O_NONBLOCK) != 0) return system_failure("fcntl");
@@ -132,16 +132,16 @@ class mask_guard {
 
 }  // namespace
 
-start_error run_until_signal(server& s, const run_options& options) {
+config_error run_until_signal(server& s, const run_options& options) {
   signal_catcher catcher;
-  if (start_error failed = catcher.open(static_cast<bool>(options.on_hangup))) return failed;
+  if (config_error failed = catcher.open(static_cast<bool>(options.on_hangup))) return failed;
 
   // The workers start with the signals blocked (they inherit this thread's
   // mask), so the handler runs here or on a thread of the program's, never
   // interrupting a worker's system calls; this thread takes them once started.
   const sigset_t caught = catcher.set();
   const mask_guard mask(caught);
-  if (start_error failed = s.start()) return failed;
+  if (config_error failed = s.start()) return failed;
   mask.unblock(caught);
 
   if (options.on_started) options.on_started(s);

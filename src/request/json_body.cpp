@@ -1,9 +1,10 @@
 #include <stet/json_body.hpp>
 
 #include <stet/error.hpp>
+#include <stet/json.hpp>
 
-#include "request/arena.hpp"
 #include "counters/memo_stats.hpp"
+#include "request/arena.hpp"
 
 #include <simdjson.h>
 
@@ -11,6 +12,10 @@
 #include <new>
 
 namespace stet {
+
+// What request::json() accepts can be echoed with a default writer.
+static_assert(json_max_depth == json::writer_options{}.max_depth);
+
 namespace detail {
 
 // Copies simdjson's DOM into stet's own tree in the request arena. The DOM lives

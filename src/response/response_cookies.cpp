@@ -1,4 +1,5 @@
 #include <stet/error.hpp>
+#include <stet/json.hpp>
 #include <stet/response.hpp>
 #include <stet/signer.hpp>
 
@@ -39,11 +40,13 @@ response response::json_error(std::error_code ec, std::string_view detail) {
   const stet::status s =
       ec.category() == error_category() ? http_status(static_cast<stet::error>(ec.value())) : status::bad_request;
   const std::string message = ec.message();
-  return json(s, [&](stet::json::writer& w) {
-    w.begin_object().member("error", message);
-    if (!detail.empty()) w.member("detail", detail);
-    w.end_object();
-  });
+  return json(
+      [&](stet::json::writer& w) {
+        w.begin_object().member("error", message);
+        if (!detail.empty()) w.member("detail", detail);
+        w.end_object();
+      },
+      s);
 }
 
 }  // namespace stet

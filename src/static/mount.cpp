@@ -1,6 +1,7 @@
 #include <stet/static_files.hpp>
 
 #include "response/redirect.hpp"
+#include "static/static_files_impl.hpp"
 
 #include <algorithm>
 
@@ -26,6 +27,7 @@ void mount(router& routes, std::string_view prefix, std::shared_ptr<static_files
   std::string base(prefix);
   while (!base.empty() && base.back() == '/') base.pop_back();
   const auto segments = static_cast<std::size_t>(std::count(base.begin(), base.end(), '/'));
+  detail::static_files_access::mounted_at(*files, base);
   routes.get(base + "/{path*}",
              [files, segments](request& req) { return files->respond(req, raw_remainder(req.raw_path(), segments)); });
   if (base.empty()) return;

@@ -52,7 +52,11 @@ std::string_view concat(std::pmr::memory_resource& arena, std::string_view a, st
 }  // namespace
 
 static_files::impl::impl(std::string root_path, static_options o)
-    : options(std::move(o)), store(std::move(root_path), options), cache_control_(check(options)) {}
+    : options(std::move(o)),
+      store(std::move(root_path), options),
+      url_prefix(options.url_prefix.get()),
+      url_prefix_fixed(options.url_prefix.was_set()),
+      cache_control_(check(options)) {}
 
 static_files::impl::checked_cache_control static_files::impl::check(const static_options& o) noexcept {
   const auto valid = [](std::string_view v) {
@@ -158,12 +162,12 @@ std::optional<std::string> static_files::impl::content_hash(std::string_view rel
 
 std::string static_files::impl::static_url(std::string_view relative_path) {
   const auto digest = store.digest_of(relative_path);
-  if (!relative_path.empty() && relative_path.front() == '/' && options.url_prefix.ends_with('/')) {
+  if (!relative_path.empty() && relative_path.front() == '/' && url_prefix.ends_with('/')) {
     relative_path.remove_prefix(1);
   }
   std::string url;
-  url.reserve(options.url_prefix.size() + relative_path.size() + 7 + 16 + 16);
-  url += options.url_prefix;
+  url.reserve(url_prefix.size() + relative_path.size() + 7 + 16 + 16);
+  url += url_prefix;
   detail::append_percent_encoded(url, relative_path, detail::path_slashes::keep);
   if (digest) {
     url += "?_hash=";

@@ -23,6 +23,11 @@ class static_files::impl {
 
   const static_options options;
   detail::file_store store;  // declared after `options`, which it refers to
+  // What static_url() puts before the path: the first mount()'s prefix, unless
+  // the deprecated static_options::url_prefix was set (then that, always).
+  // Written by mount() while the router is built, before the workers read it.
+  std::string url_prefix;
+  bool url_prefix_fixed;
 
  private:
   using found = detail::file_store::found;
@@ -50,6 +55,13 @@ namespace detail {
 struct static_files_access {
   static file_cache& cache(static_files& s) noexcept { return s.impl_->store.cache; }
   static root_dir& root(static_files& s) noexcept { return s.impl_->store.root; }
+  /// mount(): `base` (no trailing '/') becomes static_url()'s prefix, unless
+  /// an earlier mount or the deprecated url_prefix said it already.
+  static void mounted_at(static_files& s, std::string_view base) {
+    if (s.impl_->url_prefix_fixed) return;
+    s.impl_->url_prefix = std::string(base) + '/';
+    s.impl_->url_prefix_fixed = true;
+  }
 };
 
 }  // namespace detail

@@ -65,7 +65,7 @@ std::shared_ptr<ticket_keys> ticket_keys::generated(std::chrono::seconds rotatio
   return std::shared_ptr<ticket_keys>(new ticket_keys({random_key()}, std::max(rotation, std::chrono::seconds(1))));
 }
 
-std::shared_ptr<ticket_keys> ticket_keys::from_file(const std::string& path, start_error& error) {
+std::shared_ptr<ticket_keys> ticket_keys::from_file(const std::string& path, config_error& error) {
   std::optional<std::string> bytes = read_small_file(path, "ticket key file", error);
   if (!bytes) return nullptr;
   if (bytes->empty() || bytes->size() % ticket_key::file_bytes != 0) {

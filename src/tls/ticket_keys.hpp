@@ -35,7 +35,7 @@ class ticket_keys {
   static std::shared_ptr<ticket_keys> generated(std::chrono::seconds rotation);
   /// The keys of `path` (one or more 80-byte keys; the first seals); null with
   /// `error` naming the file and the reason.
-  static std::shared_ptr<ticket_keys> from_file(const std::string& path, start_error& error);
+  static std::shared_ptr<ticket_keys> from_file(const std::string& path, config_error& error);
 
   ticket_keys(const ticket_keys&) = delete;
   ticket_keys& operator=(const ticket_keys&) = delete;

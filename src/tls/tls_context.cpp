@@ -24,7 +24,7 @@ constexpr std::chrono::seconds longest_sweep_interval{60};
 
 constexpr std::array<unsigned char, 9> http11_alpn = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
 
-start_error refused(std::string_view what, std::string_view value) {
+config_error refused(std::string_view what, std::string_view value) {
   return {std::make_error_code(std::errc::invalid_argument),
           fmt::format("tls {} '{}': {}", what, value, openssl_error_text())};
 }
@@ -59,7 +59,7 @@ session_cache_counts& session_cache_counts::operator+=(const session_cache_count
 }
 
 std::shared_ptr<const tls_context> tls_context::build(const tls_options& options, std::shared_ptr<ticket_keys> keys,
-                                                      std::shared_ptr<tls_stats> stats, start_error& error) {
+                                                      std::shared_ptr<tls_stats> stats, config_error& error) {
   if (options.certificates.empty()) {
     error = {std::make_error_code(std::errc::invalid_argument),
              "tls: no certificate given (tls_options::certificates)"};
@@ -78,7 +78,7 @@ std::shared_ptr<const tls_context> tls_context::build(const tls_options& options
   }
   built->session_id_context_ = session_id_context(options, built->client_cas_);
   for (const tls_certificate& entry : options.certificates) {
-    if (start_error failed = built->add_certificate(options, entry)) {
+    if (config_error failed = built->add_certificate(options, entry)) {
       error = std::move(failed);
       return nullptr;
     }
@@ -98,8 +98,8 @@ tls_context::~tls_context() {
   for (SSL_CTX* ctx : contexts_) SSL_CTX_free(ctx);
 }
 
-start_error tls_context::add_certificate(const tls_options& options, const tls_certificate& entry) {
-  start_error error;
+config_error tls_context::add_certificate(const tls_options& options, const tls_certificate& entry) {
+  config_error error;
   std::optional<certificate_chain> chain = load_certificate(entry, error);
   if (!chain) return error;
   SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
@@ -120,7 +120,7 @@ start_error tls_context::add_certificate(const tls_options& options, const tls_c
   return configure(ctx, options);
 }
 
-start_error tls_context::configure(SSL_CTX* ctx, const tls_options& options) {
+config_error tls_context::configure(SSL_CTX* ctx, const tls_options& options) {
   SSL_CTX_set_min_proto_version(ctx, options.min_version == tls_version::tls1_3 ? TLS1_3_VERSION : TLS1_2_VERSION);
   // Renegotiation is a denial-of-service lever and nothing HTTP/1.1 needs.
   SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);

@@ -41,7 +41,7 @@ class tls_context {
   /// The contexts for `options`; null with `error` ("tls certificate FILE:
   /// reason", ...) when a file cannot be used or a setting is refused.
   static std::shared_ptr<const tls_context> build(const tls_options& options, std::shared_ptr<ticket_keys> keys,
-                                                  std::shared_ptr<tls_stats> stats, start_error& error);
+                                                  std::shared_ptr<tls_stats> stats, config_error& error);
 
   tls_context(const tls_context&) = delete;
   tls_context& operator=(const tls_context&) = delete;
@@ -63,8 +63,8 @@ class tls_context {
 
  private:
   tls_context() = default;
-  start_error add_certificate(const tls_options& options, const tls_certificate& entry);
-  start_error configure(SSL_CTX* ctx, const tls_options& options);
+  config_error add_certificate(const tls_options& options, const tls_certificate& entry);
+  config_error configure(SSL_CTX* ctx, const tls_options& options);
   static int on_server_name(SSL* ssl, int* alert, void* arg);
   static int on_alpn(SSL* ssl, const unsigned char** out, unsigned char* out_length, const unsigned char* in,
                      unsigned int in_length, void* arg);

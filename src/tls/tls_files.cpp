@@ -23,7 +23,7 @@ struct bio_free {
 };
 using bio_ptr = std::unique_ptr<BIO, bio_free>;
 
-start_error invalid(std::string_view what, const std::string& path, std::string_view why) {
+config_error invalid(std::string_view what, const std::string& path, std::string_view why) {
   return {std::make_error_code(std::errc::invalid_argument), fmt::format("tls {} {}: {}", what, path, why)};
 }
 
@@ -73,7 +73,7 @@ bool key_error_is_password(unsigned long e) {
          reason == PEM_R_PROBLEMS_GETTING_PASSWORD;
 }
 
-std::optional<pkey_ptr> load_key(const tls_certificate& entry, start_error& error) {
+std::optional<pkey_ptr> load_key(const tls_certificate& entry, config_error& error) {
   const std::optional<std::string> pem = read_small_file(entry.key_file, "key", error);
   if (!pem) return std::nullopt;
   ERR_clear_error();
@@ -106,7 +106,7 @@ std::string openssl_error_text() {
   return reason != nullptr ? std::string(reason) : std::string(text);
 }
 
-std::optional<std::string> read_small_file(const std::string& path, std::string_view what, start_error& error) {
+std::optional<std::string> read_small_file(const std::string& path, std::string_view what, config_error& error) {
   if (path.empty()) {
     error = {std::make_error_code(std::errc::invalid_argument), fmt::format("tls {}: no file given", what)};
     return std::nullopt;
@@ -165,7 +165,7 @@ std::string subject_text(X509* cert) {
   return std::string(data, static_cast<std::size_t>(std::max(n, 0L)));
 }
 
-std::optional<certificate_chain> load_certificate(const tls_certificate& entry, start_error& error) {
+std::optional<certificate_chain> load_certificate(const tls_certificate& entry, config_error& error) {
   const std::optional<std::string> pem = read_small_file(entry.certificate_file, "certificate", error);
   if (!pem) return std::nullopt;
   std::vector<x509_ptr> certs = read_certificates(*pem);
@@ -197,7 +197,7 @@ std::optional<certificate_chain> load_certificate(const tls_certificate& entry, 
   return chain;
 }
 
-std::optional<std::vector<x509_ptr>> load_ca_file(const std::string& path, start_error& error) {
+std::optional<std::vector<x509_ptr>> load_ca_file(const std::string& path, config_error& error) {
   const std::optional<std::string> pem = read_small_file(path, "client CA file", error);
   if (!pem) return std::nullopt;
   std::vector<x509_ptr> certs = read_certificates(*pem);

@@ -40,16 +40,16 @@ struct certificate_chain {
 
 /// The whole of a small file (at most 1 MiB); nullopt with `error` set
 /// ("tls WHAT PATH: reason") when it cannot be read.
-std::optional<std::string> read_small_file(const std::string& path, std::string_view what, start_error& error);
+std::optional<std::string> read_small_file(const std::string& path, std::string_view what, config_error& error);
 
 /// Loads and checks one certificate entry; nullopt with `error` set when a
 /// file is missing, holds no PEM certificate or key, the key does not open
 /// (password) or does not match, or the leaf certificate has expired.
-std::optional<certificate_chain> load_certificate(const tls_certificate& entry, start_error& error);
+std::optional<certificate_chain> load_certificate(const tls_certificate& entry, config_error& error);
 
 /// The certificates of a PEM CA file; nullopt with `error` set when it cannot
 /// be read or holds none.
-std::optional<std::vector<x509_ptr>> load_ca_file(const std::string& path, start_error& error);
+std::optional<std::vector<x509_ptr>> load_ca_file(const std::string& path, config_error& error);
 
 /// The names a certificate serves: its subjectAltName DNS entries, or the
 /// subject's CN when there are none; lower case.

@@ -10,7 +10,7 @@ tls_service::tls_service(std::shared_ptr<const tls_options> options, std::shared
 }
 
 std::shared_ptr<tls_service> tls_service::create(std::shared_ptr<const tls_options> options,
-                                                 std::shared_ptr<tls_stats> stats, start_error& error) {
+                                                 std::shared_ptr<tls_stats> stats, config_error& error) {
   std::shared_ptr<tls_service> service(new tls_service(std::move(options), std::move(stats)));
   std::shared_ptr<const tls_context> first = service->rebuild(error);
   if (!first) return nullptr;
@@ -18,12 +18,12 @@ std::shared_ptr<tls_service> tls_service::create(std::shared_ptr<const tls_optio
   return service;
 }
 
-std::shared_ptr<ticket_keys> tls_service::keys(start_error& error) const {
+std::shared_ptr<ticket_keys> tls_service::keys(config_error& error) const {
   if (generated_keys_) return generated_keys_;
   return ticket_keys::from_file(options_->ticket_key_file, error);
 }
 
-std::shared_ptr<const tls_context> tls_service::rebuild(start_error& error) const {
+std::shared_ptr<const tls_context> tls_service::rebuild(config_error& error) const {
   std::shared_ptr<ticket_keys> k = keys(error);
   if (!k) return nullptr;
   return tls_context::build(*options_, std::move(k), stats_, error);

@@ -20,7 +20,7 @@ class tls_service {
  public:
   /// Builds the first context from `options`; null with `error` set when it cannot be built.
   static std::shared_ptr<tls_service> create(std::shared_ptr<const tls_options> options,
-                                             std::shared_ptr<tls_stats> stats, start_error& error);
+                                             std::shared_ptr<tls_stats> stats, config_error& error);
 
   /// The context new connections use (thread-safe).
   std::shared_ptr<const tls_context> current() const {
@@ -29,7 +29,7 @@ class tls_service {
   }
 
   /// Builds a context from the files as they are now, without installing it.
-  std::shared_ptr<const tls_context> rebuild(start_error& error) const;
+  std::shared_ptr<const tls_context> rebuild(config_error& error) const;
   /// Installs a context rebuild() made; connections already open keep theirs.
   void install(std::shared_ptr<const tls_context> next);
 
@@ -39,7 +39,7 @@ class tls_service {
 
  private:
   tls_service(std::shared_ptr<const tls_options> options, std::shared_ptr<tls_stats> stats);
-  std::shared_ptr<ticket_keys> keys(start_error& error) const;
+  std::shared_ptr<ticket_keys> keys(config_error& error) const;
 
   std::shared_ptr<const tls_options> options_;
   std::shared_ptr<tls_stats> stats_;

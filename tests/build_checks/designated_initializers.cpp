@@ -31,4 +31,19 @@ namespace {
   [[maybe_unused]] const stet::websocket_handlers<> handlers{.message = {}};
 }
 
+// The fields #26 deprecated (server_options::host and port,
+// static_options::url_prefix) warn only where they are named: building,
+// copying, moving and destroying the structs that hold them stay quiet, as a
+// [[deprecated]] data member would not.
+[[maybe_unused]] void deprecated_fields_are_quiet_until_named() {
+  stet::server_options server{.listeners = {{.address = "127.0.0.1:0"}}};
+  stet::server_options copy = server;
+  copy = server;
+  [[maybe_unused]] const stet::server_options moved = std::move(copy);
+  stet::static_options statics{.cache_budget = 1};
+  stet::static_options statics_copy = statics;
+  statics_copy = statics;
+  [[maybe_unused]] const stet::static_options statics_moved = std::move(statics_copy);
+}
+
 }  // namespace

@@ -7,7 +7,7 @@ int main() {
   stet::router routes;
   routes.get("/", [](stet::request&) { return stet::response::text("hi"); });
   stet::server_options options;
-  options.port = 0;
+  options.listeners = {{.address = "127.0.0.1:0"}};
   options.threads = 1;
   stet::server server(std::move(routes), options);
   if (server.start()) return 1;

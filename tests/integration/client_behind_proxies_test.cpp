@@ -63,7 +63,7 @@ TEST(ClientAddressWire, ABadTrustEntryIsAStartErrorNamingIt) {
   stet::server_options o = stet::test::test_options();
   o.trusted_proxies = {"127.0.0.1", "192.0.2.0/33"};
   stet::server server(client_routes(), o);
-  const stet::start_error failed = server.start();
+  const stet::config_error failed = server.start();
   ASSERT_TRUE(failed);
   EXPECT_EQ(failed.code(), std::errc::invalid_argument);
   EXPECT_EQ(failed.message(), "trusted_proxies[1] \"192.0.2.0/33\": prefix length over 32");

@@ -93,12 +93,12 @@ TEST(InheritedListener, AnInheritedUnixSocketsFileIsLeftAlone) {
 TEST(InheritedListener, ADescriptorThatIsNoListeningSocketIsAStartError) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);  // never listened
   stet::server server(routes(), on("fd:" + std::to_string(fd)));
-  const stet::start_error failed = server.start();
+  const stet::config_error failed = server.start();
   ASSERT_TRUE(failed);
   EXPECT_EQ(failed.message(), "listen on fd:" + std::to_string(fd) + ": not a listening socket");
   ::close(fd);
   stet::server low(routes(), on("fd:2"));
-  const stet::start_error refused = low.start();
+  const stet::config_error refused = low.start();
   ASSERT_TRUE(refused);
   EXPECT_NE(refused.message().find("from 3"), std::string::npos) << refused.message();
 }
@@ -129,7 +129,7 @@ TEST(InheritedListener, SystemdStandsForThePassedSockets) {
     EXPECT_EQ(r->body, "Hello, World!");
   }
   stet::server none(routes(), on("systemd:nothing"));
-  const stet::start_error failed = none.start();
+  const stet::config_error failed = none.start();
   ASSERT_TRUE(failed);
   EXPECT_NE(failed.message().find("systemd passed no socket of that name"), std::string::npos) << failed.message();
   ::unsetenv("LISTEN_PID");

@@ -101,7 +101,7 @@ TEST(Listeners, AnIpv6LoopbackListenerServes) {
   stet::server_options o = test_options();
   o.listeners = {{"[::1]:0"}};
   stet::server server(routes(), o);
-  if (const stet::start_error failed = server.start()) {
+  if (const stet::config_error failed = server.start()) {
     GTEST_SKIP() << "no IPv6 loopback here: " << failed.message();
   }
   EXPECT_EQ(body_of(get_over_ipv6_loopback(server.port(), "/peer")), "::1");
@@ -115,7 +115,7 @@ TEST(Listeners, TheIpv6WildcardIsDualStack) {
   stet::server_options o = test_options();
   o.listeners = {{"[::]:0"}};
   stet::server server(routes(), o);
-  if (const stet::start_error failed = server.start()) {
+  if (const stet::config_error failed = server.start()) {
     GTEST_SKIP() << "no IPv6 here: " << failed.message();
   }
   raw_client v4(server.port());
@@ -167,7 +167,7 @@ TEST(Listeners, ASocketAnotherServerListensOnIsNotTakenOver) {
   o.listeners = {{"unix:" + sock}};
   stet::test::running_server first(routes(), o);
   stet::server second(routes(), o);
-  const stet::start_error failed = second.start();
+  const stet::config_error failed = second.start();
   ASSERT_TRUE(failed);
   EXPECT_NE(failed.message().find("another process is listening"), std::string::npos) << failed.message();
   EXPECT_EQ(body_of(get_over_unix(sock, "/peer")), "unix");  // the first still serves
@@ -178,7 +178,7 @@ TEST(Listeners, ABadAddressIsAStartErrorNamingIt) {
     stet::server_options o = test_options();
     o.listeners = {{"127.0.0.1:0"}, {bad}};
     stet::server server(routes(), o);
-    const stet::start_error failed = server.start();
+    const stet::config_error failed = server.start();
     ASSERT_TRUE(failed) << bad;
     EXPECT_EQ(failed.message().rfind(std::string("listen on ") + bad + ": ", 0), 0u) << failed.message();
     EXPECT_EQ(server.port(), 0) << "nothing may stay bound after a failed start";
@@ -190,7 +190,7 @@ TEST(Listeners, AnAddressInUseIsAStartErrorAndNothingStaysBound) {
   stet::server_options o = test_options();
   o.listeners = {{"127.0.0.1:0"}, {"127.0.0.1:" + std::to_string(first.port())}};
   stet::server second(routes(), o);
-  const stet::start_error failed = second.start();
+  const stet::config_error failed = second.start();
   ASSERT_TRUE(failed);
   EXPECT_EQ(failed.code(), std::errc::address_in_use);
   EXPECT_NE(failed.message().find("127.0.0.1:" + std::to_string(first.port())), std::string::npos);

@@ -57,7 +57,7 @@ class ProxyProtocolTls : public ::testing::Test {
     stet::listen_options secure{"127.0.0.1:0"};
     secure.proxy_protocol = true;
     secure.tls = std::make_shared<const stet::tls_options>(stet::test::tls_settings(site));
-    o.listeners.push_back(std::move(secure));
+    o.listeners = {std::move(secure)};
     o.metrics = metrics;
     return o;
   }

@@ -30,8 +30,7 @@ using stet::test::raw_client;
 
 stet::server_options on_free_port() {
   stet::server_options o;
-  o.host = "127.0.0.1";
-  o.port = 0;
+  o.listeners = {{.address = "127.0.0.1:0"}};
   o.threads = 1;
   return o;
 }
@@ -61,11 +60,11 @@ class running {
     if (result_.valid() && !returned_within(0ms) && port_.load() != 0) kill(getpid(), SIGTERM);
   }
   bool returned_within(std::chrono::milliseconds t) { return result_.wait_for(t) == std::future_status::ready; }
-  stet::start_error result() { return result_.get(); }
+  stet::config_error result() { return result_.get(); }
 
  private:
   std::atomic<std::uint16_t> port_{0};
-  std::future<stet::start_error> result_;
+  std::future<stet::config_error> result_;
 };
 
 TEST(RunUntilSignal, SigtermAnswersTheRequestInFlightThenReturns) {
@@ -128,15 +127,16 @@ TEST(RunUntilSignal, ABusyPortIsOneErrorValueAndLeavesNoHandler) {
   stet::server first(routes, on_free_port());
   ASSERT_FALSE(first.start());
   stet::server_options o = on_free_port();
-  o.port = first.port();
+  const std::string busy = "127.0.0.1:" + std::to_string(first.port());
+  o.listeners = {{.address = busy}};
   stet::server second(routes, o);
   const auto before = disposition(SIGTERM);
   bool started = false;
-  const stet::start_error failed =
+  const stet::config_error failed =
       stet::run_until_signal(second, {.on_started = [&started](stet::server&) { started = true; }});
   ASSERT_TRUE(failed);
   EXPECT_EQ(failed.code(), std::errc::address_in_use);
-  EXPECT_EQ(failed.message(), "listen on 127.0.0.1:" + std::to_string(o.port) + ": Address already in use");
+  EXPECT_EQ(failed.message(), "listen on " + busy + ": Address already in use");
   EXPECT_FALSE(started);
   EXPECT_EQ(disposition(SIGTERM), before);
   first.stop();

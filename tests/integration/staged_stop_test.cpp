@@ -132,7 +132,7 @@ TEST(StagedStop, ReopeningALogThatCannotBeOpenedKeepsTheOldOne) {
   stet::test::running_server server(ready_routes(ready), o);
   std::filesystem::remove(dir / "access.log");
   std::filesystem::remove(dir);  // nowhere to create the file again
-  const stet::start_error failed = server.get().reopen_access_log();
+  const stet::config_error failed = server.get().reopen_access_log();
   EXPECT_TRUE(failed);
   EXPECT_NE(failed.message().find("access log"), std::string::npos) << failed.message();
   EXPECT_EQ(status_of(server.port(), "/healthz"), 200);

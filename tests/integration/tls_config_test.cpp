@@ -33,7 +33,7 @@ stet::router routes() {
 // The message start() gives for `tls`.
 std::string start_message(stet::tls_options tls) {
   stet::server s(routes(), stet::test::tls_server_options(std::move(tls)));
-  const stet::start_error e = s.start();
+  const stet::config_error e = s.start();
   if (!e) {
     s.stop();
     s.wait();
@@ -123,7 +123,7 @@ TEST_F(TlsConfig, ReloadServesTheNewCertificateToNewConnectionsOnly) {
 
   std::filesystem::copy_file(other.certificate, cert, std::filesystem::copy_options::overwrite_existing);
   std::filesystem::copy_file(other.key, key, std::filesystem::copy_options::overwrite_existing);
-  const stet::start_error e = s.get().reload_tls();
+  const stet::config_error e = s.get().reload_tls();
   ASSERT_FALSE(e) << e.message();
 
   tls_client after(s.get().port(1), o);
@@ -143,7 +143,7 @@ TEST_F(TlsConfig, FailedReloadKeepsTheOldContext) {
 
   // A certificate whose key is not the one on disk.
   std::filesystem::copy_file(other.certificate, cert, std::filesystem::copy_options::overwrite_existing);
-  stet::start_error e = s.get().reload_tls();
+  stet::config_error e = s.get().reload_tls();
   ASSERT_TRUE(e);
   EXPECT_TRUE(contains(e.message(), "live.key: does not match the certificate")) << e.message();
   // A missing key file.

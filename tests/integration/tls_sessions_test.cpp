@@ -127,7 +127,7 @@ TEST_F(TlsMutual, MissingCaFileIsAStartError) {
   stet::tls_options t = stet::test::tls_settings(site);
   t.client_certificates = stet::client_certificates::required;
   stet::server s(routes(), stet::test::tls_server_options(t));
-  const stet::start_error e = s.start();
+  const stet::config_error e = s.start();
   ASSERT_TRUE(e);
   EXPECT_NE(e.message().find("tls client CA file: no file given"), std::string::npos) << e.message();
 }

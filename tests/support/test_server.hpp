@@ -12,8 +12,7 @@ namespace stet::test {
 /// Options for tests: an ephemeral port, two workers, timeouts short enough to test.
 inline server_options test_options() {
   server_options o;
-  o.host = "127.0.0.1";
-  o.port = 0;
+  o.listeners = {{.address = "127.0.0.1:0"}};
   o.threads = 2;
   o.first_byte_timeout = std::chrono::milliseconds(2000);
   o.header_timeout = std::chrono::milliseconds(2000);

@@ -27,8 +27,7 @@ inline tls_options tls_settings(const cert_files& files) {
 /// test_options() with listeners "127.0.0.1:0" (plain, index 0) and
 /// "127.0.0.1:0" over TLS with `tls` (index 1).
 inline server_options tls_server_options(tls_options tls) {
-  server_options o = test_options();
-  o.listeners.push_back({"127.0.0.1:0"});
+  server_options o = test_options();  // its listener is the plain one
   listen_options secure{"127.0.0.1:0"};
   secure.tls = std::make_shared<const tls_options>(std::move(tls));
   o.listeners.push_back(std::move(secure));

@@ -16,10 +16,11 @@ namespace stet::detail {
 
 server_core::server_core(const router& routes, server_options options) : routes_(routes), options_(std::move(options)) {
   if (options_.threads == 0) options_.threads = std::max(1u, std::thread::hardware_concurrency());
-  if (options_.listeners.empty()) {
-    const bool v6 = options_.host.find(':') != std::string::npos;
-    options_.listeners.push_back({v6 ? fmt::format("[{}]:{}", options_.host, options_.port)
-                                     : fmt::format("{}:{}", options_.host, options_.port)});
+  if (options_.listeners.empty()) {  // 127.0.0.1:8080, or what the deprecated host and port say
+    const std::string& host = options_.host.get();
+    const bool v6 = host.find(':') != std::string::npos;
+    options_.listeners.push_back(
+        {v6 ? fmt::format("[{}]:{}", host, options_.port.get()) : fmt::format("{}:{}", host, options_.port.get())});
   }
   // One reporter for the embedder to set: handler failures go to it too,
   // unless the router was given its own.
@@ -35,9 +36,9 @@ server_core::~server_core() {
   wait();
 }
 
-start_error server_core::start() {
+config_error server_core::start() {
   if (started_) return {std::make_error_code(std::errc::operation_in_progress), "the server is already started"};
-  if (start_error failed = expand_inherited_listeners()) return failed;
+  if (config_error failed = expand_inherited_listeners()) return failed;
   proxy_trust_result trust = proxy_trust::compile(options_.trusted_proxies);
   if (trust.error) return {std::make_error_code(std::errc::invalid_argument), trust.error->message()};
   trust_ = std::move(trust.trust);
@@ -48,7 +49,7 @@ start_error server_core::start() {
       return {open_error, fmt::format("access log {}: {}", options_.access_log.path, open_error.message())};
     }
   }
-  if (start_error failed = open_tls()) {
+  if (config_error failed = open_tls()) {
     log_sink_.reset();
     return failed;
   }
@@ -58,7 +59,7 @@ start_error server_core::start() {
     workers_.push_back(std::make_unique<worker>(*this, routes_, options_, log_sink_.get(), offload_.get()));
     workers_.back()->set_websocket_hub(&hub_);
   }
-  if (start_error failed = open_listeners()) {
+  if (config_error failed = open_listeners()) {
     listeners_.clear();
     ports_.clear();
     workers_.clear();
@@ -77,7 +78,7 @@ start_error server_core::start() {
 
 // "systemd" stands for every socket systemd passed, so it becomes one
 // listener per socket here, where the environment is read.
-start_error server_core::expand_inherited_listeners() {
+config_error server_core::expand_inherited_listeners() {
   std::vector<listen_options> expanded;
   for (const listen_options& each : options_.listeners) {
     std::string why;
@@ -96,7 +97,7 @@ start_error server_core::expand_inherited_listeners() {
 }
 
 // Every listener is bound before any accepts, so a bad address leaves nothing bound.
-start_error server_core::open_listeners() {
+config_error server_core::open_listeners() {
   for (const listen_options& each : options_.listeners) {
     std::string why;
     const std::optional<listen_address> at = parse_listen_address(each.address, why);
@@ -265,7 +266,7 @@ void server_core::stop_accepting() noexcept {
   }
 }
 
-start_error server_core::reopen_access_log() {
+config_error server_core::reopen_access_log() {
   if (!log_sink_) return {};
   if (const std::error_code ec = log_sink_->reopen()) {
     return {ec, fmt::format("access log {}: {}", options_.access_log.path, ec.message())};
@@ -291,10 +292,10 @@ server::server(const router& routes, server_options options)
 
 server::~server() = default;
 
-start_error server::start() { return core_->start(); }
+config_error server::start() { return core_->start(); }
 
 void server::run() {
-  if (start_error failed = start()) throw std::system_error(failed.code(), failed.message());
+  if (config_error failed = start()) throw std::system_error(failed.code(), failed.message());
   wait();
 }
 
@@ -304,10 +305,10 @@ std::uint16_t server::port() const noexcept { return core_->port(); }
 std::uint16_t server::port(std::size_t index) const noexcept { return core_->port(index); }
 std::size_t server::open_connections() const noexcept { return core_->open_connections(); }
 bool server::ready() const noexcept { return core_->ready(); }
-start_error server::reopen_access_log() { return core_->reopen_access_log(); }
+config_error server::reopen_access_log() { return core_->reopen_access_log(); }
 bool server::publish(std::string_view topic, std::string_view message, message_kind kind) {
   return core_->publish(topic, message, kind);
 }
-start_error server::reload_tls() { return core_->reload_tls(); }
+config_error server::reload_tls() { return core_->reload_tls(); }
 
 }  // namespace stet

@@ -27,7 +27,7 @@ class server_core final : public connection_host, public listener_host {
   server_core(const router& routes, server_options options);
   ~server_core();
 
-  start_error start();
+  config_error start();
   void stop() noexcept;
   void wait();
   /// The port of the first TCP listener, or of listener `index`.
@@ -35,11 +35,11 @@ class server_core final : public connection_host, public listener_host {
   std::uint16_t port(std::size_t index) const noexcept;
   std::size_t open_connections() const noexcept { return open_.load(); }
   bool ready() const noexcept { return ready_.load(std::memory_order_acquire); }
-  start_error reopen_access_log();
+  config_error reopen_access_log();
   /// server::publish().
   bool publish(std::string_view topic, std::string_view message, message_kind kind);
   /// Re-reads every TLS listener's files (server_tls.cpp); all or nothing.
-  start_error reload_tls();
+  config_error reload_tls();
 
   void connection_closed() noexcept override;
   const proxy_trust& trusted_proxies() const noexcept override { return trust_; }
@@ -50,8 +50,8 @@ class server_core final : public connection_host, public listener_host {
   bool stopping() const noexcept override { return stopping_.load(); }
 
  private:
-  start_error expand_inherited_listeners();
-  start_error open_listeners();
+  config_error expand_inherited_listeners();
+  config_error open_listeners();
   void stop_accepting() noexcept;
   void make_room() noexcept;
   void evict_on(std::size_t worker_index, std::size_t workers_left, bool idle_too, steady::time_point newcomer,
@@ -59,7 +59,7 @@ class server_core final : public connection_host, public listener_host {
   void retry_room_at(steady::time_point ripe_at) noexcept;
   void resume_listeners() noexcept;
   /// Builds the TLS contexts of every TLS listener (server_tls.cpp).
-  start_error open_tls();
+  config_error open_tls();
 
   router routes_;
   server_options options_;

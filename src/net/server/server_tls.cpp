@@ -32,14 +32,14 @@ void report_tls(stet::metrics& m, std::shared_ptr<tls_stats> stats, std::vector<
 
 }  // namespace
 
-start_error server_core::open_tls() {
+config_error server_core::open_tls() {
   tls_.assign(options_.listeners.size(), nullptr);
   std::vector<std::weak_ptr<tls_service>> services;
   for (std::size_t i = 0; i < options_.listeners.size(); ++i) {
     const listen_options& each = options_.listeners[i];
     if (!each.tls) continue;
     if (!tls_stats_) tls_stats_ = std::make_shared<tls_stats>();
-    start_error error;
+    config_error error;
     tls_[i] = tls_service::create(each.tls, tls_stats_, error);
     if (!tls_[i]) {
       tls_.clear();
@@ -51,13 +51,13 @@ start_error server_core::open_tls() {
   return {};
 }
 
-start_error server_core::reload_tls() {
+config_error server_core::reload_tls() {
   std::lock_guard lock(reload_mutex_);
   if (!started_) return {std::make_error_code(std::errc::operation_not_permitted), "the server is not started"};
   std::vector<std::shared_ptr<const tls_context>> next(tls_.size());
   for (std::size_t i = 0; i < tls_.size(); ++i) {
     if (!tls_[i]) continue;
-    start_error error;
+    config_error error;
     next[i] = tls_[i]->rebuild(error);
     if (!next[i]) {
       tls_stats_->reload(false);

@@ -1,5 +1,7 @@
 #include <stet/response.hpp>
 
+#include <stet/json.hpp>
+
 namespace stet {
 
 // A handler that asked for JSON and produced something else has a bug; a 500 says so

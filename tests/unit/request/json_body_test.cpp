@@ -1,4 +1,5 @@
 #include <stet/error.hpp>
+#include <stet/json.hpp>
 #include <stet/json_body.hpp>
 #include <stet/response.hpp>
 

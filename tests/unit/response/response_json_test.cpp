@@ -1,5 +1,7 @@
 #include <stet/response.hpp>
 
+#include <stet/json.hpp>
+
 #include "support/alloc_counter.hpp"
 
 #include <gtest/gtest.h>
@@ -36,7 +38,7 @@ TEST(ResponseJson, WriterCallback) {
   EXPECT_EQ(r.body(), R"({"id":12})");
   EXPECT_EQ(r.header("content-type"), "application/json");
 
-  const response accepted = response::json(status::accepted, [](stet::json::writer& w) { w.value(nullptr); });
+  const response accepted = response::json([](stet::json::writer& w) { w.value(nullptr); }, status::accepted);
   EXPECT_EQ(accepted.status(), status::accepted);
   EXPECT_EQ(accepted.body(), "null");
 }

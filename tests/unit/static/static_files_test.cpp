@@ -619,3 +619,35 @@ TEST(StaticFilesRoot, MissingRootThrows) {
 }
 
 }  // namespace
+
+// #26: the URL prefix is said once, to mount(): static_url() follows the first
+// mount of the files ("/static/" before any), and the deprecated
+// static_options::url_prefix, when a program still sets it, keeps its meaning.
+TEST(StaticUrl, FollowsTheFirstMount) {
+  temp_tree tree;
+  tree.write("site/app.css", "x");
+  auto files = std::make_shared<stet::static_files>(tree.path("site").string());
+  EXPECT_EQ(files->static_url("app.css").substr(0, 16), "/static/app.css?");
+  stet::router routes;
+  stet::mount(routes, "/assets/", files);
+  stet::mount(routes, "/other", files);
+  EXPECT_EQ(files->static_url("app.css").substr(0, 16), "/assets/app.css?");
+  EXPECT_EQ(files->static_url("/app.css").substr(0, 16), "/assets/app.css?");
+
+  auto at_root = std::make_shared<stet::static_files>(tree.path("site").string());
+  stet::mount(routes, "/", at_root);
+  EXPECT_EQ(at_root->static_url("app.css").substr(0, 9), "/app.css?");
+}
+
+TEST(StaticUrl, TheDeprecatedPrefixStillWinsWhenSet) {
+  temp_tree tree;
+  tree.write("site/app.css", "x");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  const stet::static_options o{.url_prefix = "/cdn/"};
+#pragma GCC diagnostic pop
+  auto files = std::make_shared<stet::static_files>(tree.path("site").string(), o);
+  stet::router routes;
+  stet::mount(routes, "/static", files);
+  EXPECT_EQ(files->static_url("app.css").substr(0, 13), "/cdn/app.css?");
+}

@@ -29,7 +29,7 @@ using stet::detail::tls_engine;
 std::shared_ptr<const tls_context> context_for(const stet::test::cert_files& files) {
   stet::tls_options o;
   o.certificates.push_back({files.certificate, files.key, {}, {}});
-  stet::start_error error;
+  stet::config_error error;
   auto built = tls_context::build(o, stet::detail::ticket_keys::generated(std::chrono::hours(1)),
                                   std::make_shared<stet::detail::tls_stats>(), error);
   EXPECT_TRUE(built) << error.message();

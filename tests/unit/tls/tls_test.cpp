@@ -67,7 +67,7 @@ TEST(TlsSni, OverlongNameFindsNothing) {
 
 TEST(TlsTicketKeys, FileOfWholeKeysIsRead) {
   stet::test::tls_fixture dir;
-  stet::start_error error;
+  stet::config_error error;
   const auto keys = stet::detail::ticket_keys::from_file(dir.ticket_keys("two.key", 3, 2), error);
   ASSERT_TRUE(keys) << error.message();
   EXPECT_EQ(keys->size(), 2u);
@@ -75,7 +75,7 @@ TEST(TlsTicketKeys, FileOfWholeKeysIsRead) {
 
 TEST(TlsTicketKeys, BadFilesAreNamedWithTheReason) {
   stet::test::tls_fixture dir;
-  stet::start_error error;
+  stet::config_error error;
   EXPECT_FALSE(stet::detail::ticket_keys::from_file(dir.write("odd.key", std::string(81, 'k')), error));
   EXPECT_NE(error.message().find("odd.key: holds 81 bytes"), std::string::npos) << error.message();
   EXPECT_FALSE(stet::detail::ticket_keys::from_file(dir.write("empty.key", ""), error));
@@ -123,7 +123,7 @@ TEST(TlsTicketKeys, RotationKeepsThePreviousKeyForOnePeriod) {
 
 TEST(TlsTicketKeys, KeysFromAFileAreNeverRotated) {
   stet::test::tls_fixture dir;
-  stet::start_error error;
+  stet::config_error error;
   const auto keys = stet::detail::ticket_keys::from_file(dir.ticket_keys("two.key", 3, 2), error);
   ASSERT_TRUE(keys) << error.message();
   stet::detail::tls_stats stats;
