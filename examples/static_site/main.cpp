@@ -8,13 +8,12 @@
 #include <string>
 
 int main(int argc, char** argv) {
-  stet::static_options static_options;
-  static_options.url_prefix = "/static/";  // what static_url() puts in front
-  auto files = std::make_shared<stet::static_files>(argc > 2 ? argv[2] : STET_EXAMPLE_SITE, static_options);
+  auto files = std::make_shared<stet::static_files>(argc > 2 ? argv[2] : STET_EXAMPLE_SITE);
 
   stet::router routes;
   // GET /static/{path*}: ETag, 304, Range, and for a `?_hash=` that matches the
-  // file's content, Cache-Control: public, max-age=31536000, immutable.
+  // file's content, Cache-Control: public, max-age=31536000, immutable. The
+  // prefix is also what static_url() puts in front.
   stet::mount(routes, "/static", files);
   routes.get("/", [files](stet::request&) {
     // "/static/app.css?_hash=<16 hex>": hashed once per file version, then memoised.

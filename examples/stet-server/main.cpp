@@ -328,7 +328,6 @@ int main(int argc, char** argv) {
   std::shared_ptr<stet::static_files> files;
   try {
     stet::static_options static_options;
-    static_options.url_prefix = o.static_prefix + "/";
     static_options.revalidate_interval = std::chrono::milliseconds(o.static_revalidate_ms);
     static_options.compression = options.compression;
     files =
