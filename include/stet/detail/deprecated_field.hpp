@@ -5,7 +5,9 @@
 /// initialising it by designator, reading it) draws a deprecation warning, while
 /// copying the options struct that holds it does not: a [[deprecated]] data
 /// member warns in every implicitly generated copy, move and destructor, which
-/// would break -Werror builds that never name it.
+/// would break -Werror builds that never name it. The constructors and
+/// conversions are implicit on purpose: `{.port = 0}`, `o.port = 0` and
+/// `std::uint16_t p = o.port` keep compiling, each with its warning.
 
 #include <cstdint>
 #include <string>
@@ -40,43 +42,37 @@ class deprecated_host : public deprecated_string {
   [[deprecated("say listeners = {{.address = \"HOST:PORT\"}}")]] deprecated_host(const char* value)
       : deprecated_host() {
     set(value);
-  }  // NOLINT: designators
+  }
   [[deprecated("say listeners = {{.address = \"HOST:PORT\"}}")]] deprecated_host(std::string value)
       : deprecated_host() {
     set(std::move(value));
-  }  // NOLINT
+  }
   [[deprecated("say listeners = {{.address = \"HOST:PORT\"}}")]] deprecated_host& operator=(std::string value) {
     set(std::move(value));
     return *this;
   }
   [[deprecated("say listeners = {{.address = \"HOST:PORT\"}}")]] operator const std::string&() const noexcept {
     return get();
-  }  // NOLINT
+  }
 };
 
 /// server_options::port.
 class deprecated_port {
  public:
   deprecated_port() = default;
-  [[deprecated("say listeners = {{.address = \"HOST:PORT\"}}")]] deprecated_port(
-      std::uint16_t port)  // NOLINT: designators
-      : value_(port), set_(true) {}
+  [[deprecated("say listeners = {{.address = \"HOST:PORT\"}}")]] deprecated_port(std::uint16_t port) : value_(port) {}
   [[deprecated("say listeners = {{.address = \"HOST:PORT\"}}")]] deprecated_port& operator=(std::uint16_t port) {
     value_ = port;
-    set_ = true;
     return *this;
   }
-  [[deprecated("say listeners = {{.address = \"HOST:PORT\"}}")]] operator std::uint16_t() const noexcept {  // NOLINT
+  [[deprecated("say listeners = {{.address = \"HOST:PORT\"}}")]] operator std::uint16_t() const noexcept {
     return value_;
   }
   /// For stet itself: the value, without a warning.
   std::uint16_t get() const noexcept { return value_; }
-  /// For stet itself: whether the user assigned or initialised the field.
-  bool was_set() const noexcept { return set_; }
 
  private:
   std::uint16_t value_ = 8080;
-  bool set_ = false;
 };
 
 /// static_options::url_prefix.
@@ -86,11 +82,11 @@ class deprecated_url_prefix : public deprecated_string {
   [[deprecated("static_url() uses the prefix given to stet::mount()")]] deprecated_url_prefix(const char* value)
       : deprecated_url_prefix() {
     set(value);
-  }  // NOLINT: designators
+  }
   [[deprecated("static_url() uses the prefix given to stet::mount()")]] deprecated_url_prefix(std::string value)
       : deprecated_url_prefix() {
     set(std::move(value));
-  }  // NOLINT
+  }
   [[deprecated("static_url() uses the prefix given to stet::mount()")]] deprecated_url_prefix& operator=(
       std::string value) {
     set(std::move(value));
@@ -98,7 +94,7 @@ class deprecated_url_prefix : public deprecated_string {
   }
   [[deprecated("static_url() uses the prefix given to stet::mount()")]] operator const std::string&() const noexcept {
     return get();
-  }  // NOLINT
+  }
 };
 
 }  // namespace stet::detail
