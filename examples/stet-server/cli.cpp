@@ -214,12 +214,20 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       proxy_protocol = true;
       continue;
     }
+    if (flag == "--pubsub") {
+      // The rest of the URL is read by start(), whose error names the reason.
+      if (i + 1 >= args.size()) return error("option '--pubsub' needs a value");
+      const std::string_view url = args[++i];
+      if (!url.starts_with("redis://")) return error(fmt::format("--pubsub: '{}' is not redis://HOST:PORT", url));
+      o.server.pubsub = url;
+      continue;
+    }
     const number_flag* limit = find_number_flag(flag);
-    const bool takes_value =
-        limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" || flag == "--static" ||
-        flag == "--static-prefix" || flag == "--static-revalidate-ms" || flag == "--secret" || flag == "--access-log" ||
-        flag == "--cors-origin" || is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes" ||
-        flag == "--websocket-budget-bytes" || flag == "--listen" || flag == "--trusted-proxy" || flag == "--pubsub";
+    const bool takes_value = limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" ||
+                             flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
+                             flag == "--secret" || flag == "--access-log" || flag == "--cors-origin" ||
+                             is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes" ||
+                             flag == "--websocket-budget-bytes" || flag == "--listen" || flag == "--trusted-proxy";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -274,10 +282,6 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     } else if (flag == "--trusted-proxy") {
       if (value.empty()) return error("--trusted-proxy needs an address, a CIDR or unix");
       o.server.trusted_proxies.emplace_back(value);
-    } else if (flag == "--pubsub") {
-      // The rest of the URL is read by start(), whose error names the reason.
-      if (!value.starts_with("redis://")) return error(fmt::format("--pubsub: '{}' is not redis://HOST:PORT", value));
-      o.server.pubsub = value;
     } else if (flag == "--cors-origin") {
       if (const std::string_view why = stet::cors_origin_error(value); !why.empty()) {
         return error(fmt::format("--cors-origin '{}': {}", value, why));

@@ -72,6 +72,7 @@ class redis_bus final : public bus {
   const std::string replay_sha_ = sha1_hex(redis_scripts::replay);
   const std::string stream_prefix_ = options_.prefix + "s:";
   const std::string channel_prefix_ = options_.prefix + "c:";
+  const std::string anchor_channel_ = options_.prefix + "bus";  // outside channel_prefix_: no topic's
   const std::string history_ = std::to_string(options_.history);
   const std::string history_ttl_ = std::to_string(options_.history_ttl.count());
 
@@ -139,6 +140,12 @@ void redis_bus::command_up() {
 }
 
 void redis_bus::subscriber_up() {
+  // hiredis 0.14 (Debian 12) leaves subscriber mode when an UNSUBSCRIBE
+  // answer says no channel is left, even with a SUBSCRIBE already sent behind
+  // it, and then drops that channel's messages. One channel of the bus's own,
+  // subscribed first and never left, keeps the count above zero.
+  const std::array<std::string_view, 2> anchor{"SUBSCRIBE", anchor_channel_};
+  subscriber_.send(anchor, &redis_bus::on_message, this);
   // A new connection has no subscriptions: every watched topic again.
   for (const std::string& topic : watched_) send_subscription("SUBSCRIBE", topic);
   if (subscriber_ever_up_.exchange(true)) ++reconnects_;
