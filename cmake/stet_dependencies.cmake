@@ -11,6 +11,17 @@ find_package(ZLIB REQUIRED)
 find_package(zstd REQUIRED CONFIG)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(STET_BROTLI REQUIRED IMPORTED_TARGET GLOBAL libbrotlienc libbrotlidec)
+# hiredis: the Redis bus (topics across instances). Required rather than an
+# option: one libstet serves both buses, chosen at start by server_options::pubsub,
+# so a build without it would fail only at a user's start(), far from the cause.
+pkg_check_modules(STET_HIREDIS hiredis)
+if(NOT STET_HIREDIS_FOUND)
+  message(FATAL_ERROR "hiredis not found (pkg-config 'hiredis'): install libhiredis-dev (scripts/install-deps.sh)")
+endif()
+# Linked by path, not as an imported target: its compile flags
+# (-I/usr/include/hiredis -D_FILE_OFFSET_BITS=64; the define changes nothing
+# on 64-bit) would land on every source and change every compile command. The
+# code includes <hiredis/...> from the default include path instead.
 
 # llhttp: prefer a system libllhttp when one is installed, otherwise compile the
 # three C files that Debian's node-llhttp ships into a static library.
@@ -48,4 +59,4 @@ endif()
 # What the library's own code links against, named once: the library, its
 # internal targets, the tests and the benchmarks all use this list.
 set(STET_DEPENDENCIES Threads::Threads stet_llhttp simdjson::simdjson fmt::fmt OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB
-    PkgConfig::STET_BROTLI zstd::libzstd_shared)
+    PkgConfig::STET_BROTLI zstd::libzstd_shared ${STET_HIREDIS_LINK_LIBRARIES})

@@ -21,7 +21,7 @@ install(FILES ${PROJECT_BINARY_DIR}/stetConfig.cmake ${PROJECT_BINARY_DIR}/stetC
 
 # stet.pc beside the CMake package. What a consumer links depends on the kind of
 # library: a static libstet.a needs everything stet links privately (fmt,
-# simdjson, libssl, libcrypto, zlib, brotli, zstd and the internal llhttp archive) on every link, so they
+# simdjson, libssl, libcrypto, zlib, brotli, zstd, hiredis and the internal llhttp archive) on every link, so they
 # are public here; a shared libstet.so carries them itself and lists them as
 # private, for `pkg-config --static` only.
 get_target_property(stet_library_type stet TYPE)
@@ -30,7 +30,7 @@ if(TARGET stet_llhttp AND NOT STET_SYSTEM_LLHTTP)
 else()
   set(stet_pc_llhttp "-lllhttp")
 endif()
-set(stet_pc_deps "fmt simdjson libssl libcrypto zlib libbrotlienc libbrotlidec libzstd")  # compression, permessage-deflate
+set(stet_pc_deps "fmt simdjson libssl libcrypto zlib libbrotlienc libbrotlidec libzstd hiredis")  # compression, permessage-deflate; the Redis bus
 if(stet_library_type STREQUAL "STATIC_LIBRARY")
   set(STET_PC_REQUIRES "${stet_pc_deps}")
   set(STET_PC_REQUIRES_PRIVATE "")

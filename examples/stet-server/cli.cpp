@@ -145,6 +145,7 @@ std::string usage() {
       "                   [--no-compression]\n"
       "                   [--offload-threads N] [--offload-queue N]\n"
       "                   [--listen ADDR]... [--trusted-proxy CIDR]... [--proxy-protocol]\n"
+      "                   [--pubsub redis://HOST:PORT]\n"
       "                   [--help] [--version]\n"
       "  --static DIR          the site served under --static-prefix (default: the example site);\n"
       "                        --static-revalidate-ms N: cached files are re-checked with stat(2) at\n"
@@ -167,6 +168,9 @@ std::string usage() {
       "  --cors-origin ORIGIN  pages on ORIGIN may read /json, /echo, /report.json, /-/actor.json\n"
       "                        and open /ws/echo, /ws/chat/{room} (repeatable); other origins'\n"
       "                        WebSocket upgrades get 403, the server's own pages are always served\n"
+      "  --pubsub redis://HOST:PORT  chat rooms span every instance connected to that Redis\n"
+      "                        (default: this process only); Redis may come later, the\n"
+      "                        server starts and keeps reconnecting\n"
       "  --websocket-budget-bytes N  messages being assembled on all of a WebSocket route's\n"
       "                        connections together (default 256 MiB; 0: none); past it 1013\n"
       "signals: TERM/INT staged stop (drain delay, drain); HUP reloads the TLS files and reopens\n"
@@ -206,6 +210,14 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     }
     if (flag == "--proxy-protocol") {
       proxy_protocol = true;
+      continue;
+    }
+    if (flag == "--pubsub") {
+      // The rest of the URL is read by start(), whose error names the reason.
+      if (i + 1 >= args.size()) return error("option '--pubsub' needs a value");
+      const std::string_view url = args[++i];
+      if (!url.starts_with("redis://")) return error(fmt::format("--pubsub: '{}' is not redis://HOST:PORT", url));
+      o.server.pubsub = url;
       continue;
     }
     const number_flag* limit = find_number_flag(flag);

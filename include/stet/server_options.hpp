@@ -139,6 +139,14 @@ struct server_options {
   /// message is still taken when nothing else waits.
   std::size_t websocket_mailbox_bytes = 8 * 1024 * 1024;
 
+  /// Where published topic messages travel (server::publish, WebSocket and
+  /// SSE subscribers). Empty (the default): within this process.
+  /// "redis://HOST:PORT" (port default 6379): through that Redis, so every
+  /// instance connected to it delivers every topic's messages, in one order,
+  /// with one shared history. start() fails on a value it cannot read; a
+  /// Redis that is not there yet does not stop it (see docs/pubsub-redis.md).
+  std::string pubsub{};
+
   access_log_options access_log{};    ///< off by default
   compression_options compression{};  ///< response compression and coded request bodies (off by default)
 

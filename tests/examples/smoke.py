@@ -602,7 +602,8 @@ def stet_server_cli(binary, extra):
                                                out.stdout) is not None, f"--version: {out}")
     out = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=10)
     for flag in ("--version", "--cors-origin ORIGIN", "--listen ADDR", "--trusted-proxy CIDR", "--proxy-protocol",
-                 "--drain-delay-ms N", "--first-byte-timeout-ms N", "--max-connections-per-address N"):
+                 "--drain-delay-ms N", "--first-byte-timeout-ms N", "--max-connections-per-address N",
+                 "--pubsub redis://HOST:PORT"):
         check(flag in out.stdout, f"--help does not list {flag}: {out.stdout}")
     out = subprocess.run([binary, "--listen", "localhost:80"], capture_output=True, text=True, timeout=10)
     check(out.returncode == 1 and "listen on localhost:80: the host must be" in out.stderr, f"bad --listen: {out}")
@@ -614,6 +615,13 @@ def stet_server_cli(binary, extra):
     out = subprocess.run([binary, "--cors-origin", "https://example.com/"], capture_output=True, text=True,
                          timeout=10)
     check(out.returncode == 2 and "no path" in out.stderr, f"bad --cors-origin: {out}")
+    out = subprocess.run([binary, "--pubsub", "nats://127.0.0.1:4222"], capture_output=True, text=True, timeout=10)
+    check(out.returncode == 2 and "--pubsub: 'nats://127.0.0.1:4222' is not redis://HOST:PORT" in out.stderr,
+          f"bad --pubsub: {out}")
+    out = subprocess.run([binary, "--listen", "127.0.0.1:0", "--pubsub", "redis://127.0.0.1:0"], capture_output=True,
+                         text=True, timeout=10)
+    check(out.returncode == 1 and "pubsub 'redis://127.0.0.1:0': the port is not a number" in out.stderr,
+          f"--pubsub with a bad port: {out}")
     out = subprocess.run([binary, "--offload-threads", "many"], capture_output=True, text=True, timeout=10)
     check(out.returncode == 2 and "--offload-threads" in out.stderr, f"bad --offload-threads: {out}")
 

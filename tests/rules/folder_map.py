@@ -49,7 +49,7 @@ FOLDERS = (
            "`server_tls.cpp`), `worker` (one thread and its io_context, the exchange pool), `deadline_set` (the worker's "
            "timeouts, HTTP and WebSocket alike, on one timer: lists of `deadline_list`), `worker_executor` (resumes suspended coroutine handlers on the worker's loop)",
            ("net", "net/accept", "net/http1", "net/transport", "net/ws", "coro", "counters", "http", "log",
-            "metrics", "request", "route", "tls", "websocket")),
+            "metrics", "pubsub", "request", "route", "tls", "websocket")),
     Folder("process", "the process",
            "`run_until_signal.cpp` (`<stet/run.hpp>`): starts a server, waits for SIGINT or SIGTERM (a pipe "
            "written by a signal handler), stops it in stages; a SIGHUP hook. Public headers only, no Asio"),
@@ -129,8 +129,15 @@ FOLDERS = (
            ("net", "net/server", "net/transport", "counters", "metrics", "websocket")),
     Folder("pubsub", "topics across instances",
            "the seam between the topic hub and where a published message travels (`bus`): ids, order and "
-           "history per topic come from the bus, in-process or Redis",
+           "history per topic come from the bus, in-process or Redis; the choice from `server_options::pubsub` "
+           "(`make_bus`, `redis_url`); the Redis bus's options and factory (`redis_bus`, built in `net/redis`), "
+           "its ids (`stream_id`)",
            ("counters",)),
+    Folder("net/redis", "Redis",
+           "the Redis bus (`redis_bus.cpp`): a thread and io_context of its own, a command connection and a "
+           "subscriber connection (`redis_link`: reconnects with backoff and jitter), hiredis driven by Asio "
+           "(`hiredis_asio`), its Lua scripts (`redis_scripts`) and replies (`redis_replies`)",
+           ("net", "pubsub")),
     Folder("crypto", "hashing and signing",
            "SHA-256 (`sha256`), HMAC (`hmac`), `signer` (derived keys cached per signer)",
            ("counters", "http")),

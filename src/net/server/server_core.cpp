@@ -1,6 +1,7 @@
 #include "net/server/server_core.hpp"
 
 #include "net/accept/socket_activation.hpp"
+#include "pubsub/make_bus.hpp"
 #include "route/router_access.hpp"
 #include "route/state.hpp"
 #include "websocket/frame_writer.hpp"
@@ -42,6 +43,7 @@ config_error server_core::start() {
   proxy_trust_result trust = proxy_trust::compile(options_.trusted_proxies);
   if (trust.error) return {std::make_error_code(std::errc::invalid_argument), trust.error->message()};
   trust_ = std::move(trust.trust);
+  if (start_error failed = pubsub_error(options_)) return failed;
   if (options_.access_log.enabled) {
     log_sink_ = std::make_unique<access_log_sink>(options_.access_log.path);
     if (const std::error_code open_error = log_sink_->open_error()) {

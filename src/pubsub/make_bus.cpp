@@ -1,0 +1,26 @@
+#include "pubsub/make_bus.hpp"
+
+#include "pubsub/redis_bus.hpp"
+#include "pubsub/redis_url.hpp"
+
+#include <fmt/format.h>
+
+namespace stet::detail {
+
+start_error pubsub_error(const server_options& options) {
+  if (options.pubsub.empty()) return {};
+  const redis_url url = parse_redis_url(options.pubsub);
+  if (url.why.empty()) return {};
+  return {std::make_error_code(std::errc::invalid_argument), fmt::format("pubsub '{}': {}", options.pubsub, url.why)};
+}
+
+bus_choice make_bus(const server_options& options) {
+  if (start_error failed = pubsub_error(options)) return {nullptr, std::move(failed)};
+  if (options.pubsub.empty()) return {};
+  redis_url url = parse_redis_url(options.pubsub);
+  redis_bus_options redis;
+  redis.address = std::move(url.address);
+  return {make_redis_bus(std::move(redis)), {}};
+}
+
+}  // namespace stet::detail
