@@ -266,6 +266,7 @@ peer_versions() {
                                   tr _ .) (bench/e2e/peers at $(checkout_label))") ;;
       restinio) versions+=("RESTinio $(dpkg-query -W -f='${Version}' librestinio-dev 2>/dev/null || echo '?') on Boost.Asio (bench/e2e/peers at $(checkout_label))") ;;
       httplib) versions+=("cpp-httplib $(dpkg-query -W -f='${Version}' libcpp-httplib-dev 2>/dev/null || echo '?') (bench/e2e/peers at $(checkout_label))") ;;
+      bun) versions+=("bun $(bun --version 2>/dev/null || echo '?') (uWebSockets; bench/e2e/peers at $(checkout_label))") ;;
       floor) versions+=("floor (bench/e2e/peers at $(checkout_label))") ;;
       wrk) versions+=("$( (wrk -v 2>&1 || true) | head -n1 | awk '{print $1, $2}')") ;;
       openssl) versions+=("$(openssl version 2>/dev/null || echo 'OpenSSL ?')") ;;

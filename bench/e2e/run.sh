@@ -125,6 +125,15 @@ start_peer() {
   wait_listening "$!" "$port" || die "$name did not start (see $tmp/$name.log)"
 }
 
+# bun's HTTP server is uWebSockets (npm install -g bun).
+start_bun() {
+  local port="$1"
+  command -v bun >/dev/null || die "bun is not installed (npm install -g bun)"
+  taskset -c 0 bun "$here/peers/bun_server.js" "$port" 2>>"$tmp/bun.log" &
+  server_pid[bun]=$!
+  wait_listening "$!" "$port" || die "bun did not start (see $tmp/bun.log)"
+}
+
 start_servers() {
   # shellcheck disable=SC2034  # used through a nameref by start_stet
   local i=0 name port core0=(taskset -c 0)
@@ -139,6 +148,7 @@ start_servers() {
       beast) start_peer beast "$beast_bin" "$port" ;;
       restinio) start_peer restinio "$restinio_bin" "$port" ;;
       floor) start_peer floor "$floor_bin" "$port" ;;
+      bun) start_bun "$port" ;;
       *) die "unknown server '$name' in SERVERS" ;;
     esac
     log "$name listening on 127.0.0.1:$port (pid ${server_pid[$name]}, core 0)"
@@ -330,7 +340,7 @@ summarise() {
   done < "$tmp/ratios.tsv"
 }
 
-declare -A server_label=([stet]=stet [nginx]=nginx [beast]=Beast [restinio]=RESTinio [floor]=floor)
+declare -A server_label=([stet]=stet [nginx]=nginx [beast]=Beast [restinio]=RESTinio [floor]=floor [bun]="uWebSockets (bun)")
 
 # The generated part of docs/benchmarks.md, between the e2e markers.
 write_tables() {
@@ -403,6 +413,8 @@ write_environment() {
         servers+=" request, a fixed answer; the kernel's share of a request, which no server can remove)" ;;
       restinio)
         servers+="; RESTinio: \`bench/e2e/peers/restinio_server.cpp\` (/plaintext, /json)" ;;
+      bun)
+        servers+="; uWebSockets (bun): \`bench/e2e/peers/bun_server.js\` (Bun.serve, one thread; /plaintext, /json)" ;;
     esac
     if [ "$name" != stet ]; then peers+=("$name"); fi
   done

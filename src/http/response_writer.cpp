@@ -1,5 +1,6 @@
 #include "http/response_writer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 
@@ -31,35 +32,52 @@ std::string_view status_line(status s) noexcept {
 }  // namespace
 
 response_writer::response_writer(std::string_view server_name) {
+  preset_ = status_line(status::ok);
+  ok_line_size_ = preset_.size();
   if (!server_name.empty()) {
-    server_line_ = "Server: ";
-    server_line_ += server_name;
-    server_line_ += "\r\n";
+    preset_ += "Server: ";
+    preset_ += server_name;
+    preset_ += "\r\n";
   }
+  preset_ += "Date: ";
+  date_offset_ = preset_.size();
+  preset_.append(29, ' ');  // an IMF-fixdate's length; written by the first append_head()
+  preset_ += "\r\n";
 }
 
+// Three copies per head: the preset lines, the handler's fields, and the
+// framing lines gathered on the stack.
 void response_writer::append_head(std::string& out, const response& r, const framing& how) {
-  out += status_line(r.status());
-  out += server_line_;
-  out += "Date: ";
-  out += dates_.now();
-  out += "\r\n";
+  const std::string_view date = dates_.now();
+  if (dates_.refreshes() != preset_refreshes_) {
+    preset_refreshes_ = dates_.refreshes();
+    preset_.replace(date_offset_, date.size(), date);
+  }
+  if (r.status() == status::ok) {
+    out += preset_;
+  } else {
+    out += status_line(r.status());
+    out.append(preset_, ok_line_size_);
+  }
   out += r.header_block();
+
+  std::array<char, 96> tail;  // the longest: Content-Length with 20 digits, keep-alive, the empty line
+  char* p = tail.data();
+  const auto put = [&p](std::string_view s) noexcept { p = std::copy(s.begin(), s.end(), p); };
   if (how.chunked) {
-    out += "Transfer-Encoding: chunked\r\n";
+    put("Transfer-Encoding: chunked\r\n");
   } else if (!status_forbids_body(r.status()) && !r.is_stream() && !how.no_content_length) {
-    std::array<char, 24> digits{};
-    const auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), r.content_length());
-    out += "Content-Length: ";
-    out.append(digits.data(), end);
-    out += "\r\n";
+    put("Content-Length: ");
+    p = std::to_chars(p, p + 20, r.content_length()).ptr;
+    put("\r\n");
   }
   if (how.close) {
-    out += "Connection: close\r\n";
+    put("Connection: close\r\n");
   } else if (how.keep_alive_http10) {
-    out += "Connection: keep-alive\r\n";
+    put("Connection: keep-alive\r\n");
   }
-  out += "\r\n";
+  put("\r\n");
+  out.append(tail.data(), p);
 }
 
 void response_writer::begin_chunk(std::string& out, std::size_t size) {

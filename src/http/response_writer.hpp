@@ -6,6 +6,7 @@
 
 #include "http/date_cache.hpp"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -48,7 +49,13 @@ class response_writer {
   date_cache& dates() noexcept { return dates_; }
 
  private:
-  std::string server_line_;  // "Server: <name>\r\n", or empty
+  // "HTTP/1.1 200 OK\r\n" "Server: <name>\r\n" (if named) "Date: <date>\r\n": a
+  // 200's first lines in one copy; other statuses take it after its status line.
+  // The date is rewritten in place when the date cache has a new second.
+  std::string preset_;
+  std::size_t ok_line_size_ = 0;
+  std::size_t date_offset_ = 0;
+  std::uint64_t preset_refreshes_ = 0;  // dates_.refreshes() when preset_'s date was written
   date_cache dates_;
 };
 

@@ -232,6 +232,27 @@ class walker {
   match_outcome outcome_;
 };
 
+// The route of a path spelled by literals only, found by one probe: the walk
+// would follow the same literal edges (they win at every depth) to the same
+// node. Null when the path is not one of them or that node has no route for
+// `m` (the walk then looks further: parameters, a catch-all, 405's Allow).
+const route_entry* exact_route(const route_table& t, stet::method m, std::string_view path) noexcept {
+  if (t.exact_slots.empty()) return nullptr;
+  const std::uint32_t hash = exact_hash(path);
+  const std::uint32_t* slots = t.exact_slots.data();
+  for (std::uint32_t slot = hash & t.exact_mask;; slot = (slot + 1) & t.exact_mask) {
+    const std::uint32_t e = slots[slot];
+    if (e == no_index) return nullptr;
+    const exact_path& candidate = t.exact[e];
+    if (candidate.hash != hash || candidate.text != path) continue;
+    const trie_node& n = t.nodes[candidate.node];
+    std::uint32_t entry = n.routes[static_cast<std::size_t>(m)];
+    if (entry == no_index && m == stet::method::head) entry = n.routes[static_cast<std::size_t>(stet::method::get)];
+    if (entry == no_index || t.entries[entry].handler->narrow) return nullptr;
+    return &t.entries[entry];
+  }
+}
+
 }  // namespace
 
 match_outcome match_path(const route_table& t, stet::method m, std::string_view raw_path,
@@ -243,6 +264,7 @@ match_outcome match_path(const route_table& t, stet::method m, std::string_view 
     }
     return {};
   }
+  if (const route_entry* e = exact_route(t, m, raw_path)) return {match_outcome::kind::route, e};
   walker w(t, m, raw_path, arena, out);
   w.split();
   match_outcome o = w.run();

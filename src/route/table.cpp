@@ -100,6 +100,45 @@ std::uint32_t flatten(const build_node& b, route_table& t) {
   return index;
 }
 
+// A literal that a raw path without escapes spells the same way, as one segment.
+bool plain_literal(std::string_view text) noexcept {
+  return !text.empty() && text.find_first_of("/%") == std::string_view::npos;
+}
+
+// Every node where a route ends and that literal edges alone lead to, by the
+// path that spells them.
+void collect_exact(route_table& t, std::uint32_t index, std::string& path) {
+  const trie_node& n = t.nodes[index];
+  if (n.methods != 0) {
+    t.exact.push_back(exact_path{path.empty() ? std::string("/") : path, 0, index});
+    t.exact.back().hash = exact_hash(t.exact.back().text);
+  }
+  for (std::uint32_t e = n.literal_begin; e < n.literal_begin + n.literal_count; ++e) {
+    const std::string_view text = t.literals[e].text;
+    if (!plain_literal(text)) continue;
+    const std::size_t size = path.size();
+    path.append("/").append(text);
+    collect_exact(t, t.literals[e].child, path);
+    path.resize(size);
+  }
+}
+
+// At most half full, as the wide nodes' slots are.
+void index_exact(route_table& t) {
+  std::string path;
+  collect_exact(t, 0, path);
+  if (t.exact.empty()) return;
+  std::uint32_t size = 1;
+  while (size < t.exact.size() * 2) size *= 2;
+  t.exact_mask = size - 1;
+  t.exact_slots.assign(size, no_index);
+  for (std::uint32_t e = 0; e < t.exact.size(); ++e) {
+    std::uint32_t slot = t.exact[e].hash & t.exact_mask;
+    while (t.exact_slots[slot] != no_index) slot = (slot + 1) & t.exact_mask;
+    t.exact_slots[slot] = e;
+  }
+}
+
 // Flattens each distinct scope's layers (outermost first) once; routes of the
 // same scope share the run.
 class chain_builder {
@@ -178,6 +217,7 @@ std::unique_ptr<const route_table> route_table::build(const router_state& state,
   }
   std::sort(t->names.begin(), t->names.end());
   flatten(root, *t);
+  index_exact(*t);
   return t;
 }
 

@@ -14,7 +14,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -77,6 +79,29 @@ struct trie_node {
   std::uint32_t preflight_size = 0;
 };
 
+/// A path made of literal segments only ("/plaintext", "/api/health"), whole,
+/// and the node it leads to: such a path is found by one hash probe instead of
+/// a walk down the trie (literal edges win at every depth, so the walk would end
+/// at the same node).
+struct exact_path {
+  std::string text;    // "/" + the decoded segments joined by '/'; none holds '/' or '%'
+  std::uint32_t hash;  // exact_hash(text)
+  std::uint32_t node;
+};
+
+/// A hash of a whole path from its length and its first and last eight bytes:
+/// a few instructions whatever the length. Paths differing only in the middle
+/// share a slot run and are told apart by comparison.
+inline std::uint32_t exact_hash(std::string_view path) noexcept {
+  std::uint64_t head = 0;
+  std::uint64_t tail = 0;
+  const std::size_t n = path.size() < 8 ? path.size() : 8;
+  std::memcpy(&head, path.data(), n);
+  std::memcpy(&tail, path.data() + path.size() - n, n);
+  const std::uint64_t mixed = (head * 0x9e3779b97f4a7c15u) ^ (tail * 0xc2b2ae3d27d4eb4fu) ^ path.size();
+  return static_cast<std::uint32_t>(mixed >> 32) ^ static_cast<std::uint32_t>(mixed);
+}
+
 struct route_table {
   /// Builds from the state's definitions. Caller holds the state's mutex.
   static std::unique_ptr<const route_table> build(const router_state& state, std::uint64_t generation);
@@ -96,6 +121,9 @@ struct route_table {
   std::uint32_t router_chain_size = 0;  // the router's own layers: chain[0, router_chain_size)
   std::vector<std::pair<std::string_view, const route_def*>> names;  // sorted, for url_for
   std::size_t max_depth = 0;                                         // deepest pattern, in segments
+  std::vector<exact_path> exact;           // of the nodes where a route ends, reached by literals only
+  std::vector<std::uint32_t> exact_slots;  // open-addressed indices into `exact`; no_index marks an empty slot
+  std::uint32_t exact_mask = 0;
   std::uint16_t all_methods = 0;
   router_options options;
   std::shared_ptr<const std::function<void(std::string_view)>> report;

@@ -81,6 +81,10 @@ TEST(RequestParser, BareLfNeverEndsALine) {
   const std::string inputs[] = {
       "GET / HTTP/1.1\nHost: a\r\n\r\n",
       "GET / HTTP/1.1\r\nHost: a\r\n\n",
+      "GET / HTTP/1.1\r\nHost: a\nX: b\r\n\r\n",
+      "GET / HTTP/1.1\r\nX: b\r\nHost: a\nY: c\r\n\r\n",
+      "GET / HTTP/1.0\n\r\n",
+      "GET / HTTP/1.0\r\n\n",
       "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n\nx",
       chunked_head + "3\r\nabc\r\n0\r\n\n",
       chunked_head + "3\r\nabc\r\n0\r\nT: 1\r\n\n",

@@ -48,6 +48,31 @@ TEST(Router, BacktracksToTheNextCandidate) {
   EXPECT_EQ(body_of(r, "/a/b/d"), "literal-d");
 }
 
+// Whole literal paths are found by one probe (route_table::exact); the answers
+// must be the walk's: a node without the method's route falls through to a
+// parameter, an escaped spelling of the literal still reaches it, HEAD takes GET.
+TEST(Router, WholeLiteralPathsAnswerAsTheWalkDoes) {
+  router r;
+  r.post("/users/new", [](request&) { return named("literal-post"); });
+  r.get("/users/{name}", [](request&, std::string_view name) { return named("param:" + std::string(name)); });
+  r.get("/", [](request&) { return named("root"); });
+  for (int i = 0; i < 20; ++i) {
+    const std::string path = "/r" + std::to_string(i) + "/x";
+    r.get(path, [i](request&) { return named("r" + std::to_string(i)); });
+  }
+
+  EXPECT_EQ(body_of(r, "/users/new", method::post), "literal-post");
+  EXPECT_EQ(body_of(r, "/users/new"), "param:new");
+  EXPECT_EQ(body_of(r, "/users/ne%77", method::post), "literal-post");
+  EXPECT_EQ(call(r, method::head, "/users/new").status(), status::ok);
+  EXPECT_EQ(call(r, method::put, "/users/new").status(), status::method_not_allowed);
+  EXPECT_EQ(body_of(r, "/"), "root");
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(body_of(r, "/r" + std::to_string(i) + "/x"), "r" + std::to_string(i));
+  EXPECT_EQ(call(r, method::get, "/r1/x/").status(), status::moved_permanently);
+  EXPECT_EQ(call(r, method::get, "/r1").status(), status::not_found);
+  EXPECT_EQ(call(r, method::get, "/r1/x?q=1").status(), status::ok);
+}
+
 TEST(Router, TypedParametersConvertOnceAndRejectOverflow) {
   router r;
   r.get("/users/{id:int}/posts/{slug}", [](request&, std::int64_t id, std::string_view slug) {
