@@ -7,7 +7,7 @@
 
 namespace stet::detail {
 
-start_error pubsub_error(const server_options& options) {
+config_error pubsub_error(const server_options& options) {
   if (options.pubsub.empty()) return {};
   const redis_url url = parse_redis_url(options.pubsub);
   if (url.why.empty()) return {};
@@ -15,7 +15,7 @@ start_error pubsub_error(const server_options& options) {
 }
 
 bus_choice make_bus(const server_options& options) {
-  if (start_error failed = pubsub_error(options)) return {nullptr, std::move(failed)};
+  if (config_error failed = pubsub_error(options)) return {nullptr, std::move(failed)};
   if (options.pubsub.empty()) return {};
   redis_url url = parse_redis_url(options.pubsub);
   redis_bus_options redis;

@@ -13,17 +13,17 @@ namespace stet::detail {
 
 struct bus_choice {
   std::unique_ptr<bus> chosen;  // null with no error: in-process (the caller's own bus)
-  start_error error;            // e.g. "pubsub 'redis://h:0': the port is not a number from 1 to 65535"
+  config_error error;            // e.g. "pubsub 'redis://h:0': the port is not a number from 1 to 65535"
 };
 
 /// Empty `options.pubsub`: nothing chosen (the in-process bus is the default);
 /// `redis://HOST:PORT`: a Redis bus, not started (it connects on start() and
-/// keeps trying while Redis is away); anything else: a start_error
+/// keeps trying while Redis is away); anything else: a config_error
 /// (std::errc::invalid_argument) naming the value and the reason.
 bus_choice make_bus(const server_options& options);
 
 /// make_bus()'s error alone, making nothing: start() checks the value before
 /// anything is bound.
-start_error pubsub_error(const server_options& options);
+config_error pubsub_error(const server_options& options);
 
 }  // namespace stet::detail

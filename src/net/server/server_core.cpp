@@ -43,7 +43,7 @@ config_error server_core::start() {
   proxy_trust_result trust = proxy_trust::compile(options_.trusted_proxies);
   if (trust.error) return {std::make_error_code(std::errc::invalid_argument), trust.error->message()};
   trust_ = std::move(trust.trust);
-  if (start_error failed = pubsub_error(options_)) return failed;
+  if (config_error failed = pubsub_error(options_)) return failed;
   if (options_.access_log.enabled) {
     log_sink_ = std::make_unique<access_log_sink>(options_.access_log.path);
     if (const std::error_code open_error = log_sink_->open_error()) {
