@@ -1,5 +1,6 @@
 #include "cache/cache_key.hpp"
 
+#include "http/target.hpp"
 #include "http/token.hpp"
 
 #include <algorithm>
@@ -10,19 +11,6 @@ namespace {
 
 bool listed(const std::vector<std::string>& names, std::string_view name) noexcept {
   return std::any_of(names.begin(), names.end(), [name](const std::string& n) { return iequals(n, name); });
-}
-
-// The raw value of the first `name=` argument of `query`; absent: nullopt.
-std::optional<std::string_view> query_arg(std::string_view query, std::string_view name) noexcept {
-  while (!query.empty()) {
-    const std::size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    const std::size_t eq = pair.find('=');
-    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-  return std::nullopt;
 }
 
 // Parts are separated by NUL, which no path, query or field value carries
@@ -55,7 +43,7 @@ std::string_view build_cache_key(const request& req, std::uint32_t route, const 
     if (policy.query_args.empty()) {
       add_part(key, req.query_string());
     } else {
-      for (const std::string& name : policy.query_args) add_part(key, query_arg(req.query_string(), name));
+      for (const std::string& name : policy.query_args) add_part(key, raw_query_arg(req.query_string(), name));
     }
   }
   for (const std::string& name : policy.vary) add_part(key, req.header(name));

@@ -22,22 +22,6 @@ void append_age(response& r, const cache_entry& e, cache_clock::time_point now) 
   append(r, "Age", std::string_view(text.data(), static_cast<std::size_t>(end - text.data())));
 }
 
-std::string_view content_range(const decision& d, std::uint64_t size, std::array<char, 72>& out) noexcept {
-  char* p = out.data();
-  char* const end = out.data() + out.size();
-  p += std::string_view("bytes ").copy(p, 6);
-  if (d.kind == outcome::partial) {
-    p = std::to_chars(p, end, d.offset).ptr;
-    *p++ = '-';
-    p = std::to_chars(p, end, d.offset + d.length - 1).ptr;
-  } else {
-    *p++ = '*';
-  }
-  *p++ = '/';
-  p = std::to_chars(p, end, size).ptr;
-  return {out.data(), static_cast<std::size_t>(p - out.data())};
-}
-
 response finish(response r, const cache_entry& e, cache_clock::time_point now, bool cached) {
   append_age(r, e, now);
   r.no_compression();  // the coding was chosen here, from the entry's variants
