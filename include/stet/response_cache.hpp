@@ -113,7 +113,10 @@ struct response_cache_route_stats {
 /// Asynchronous and coroutine handlers' answers pass through uncached.
 class response_cache : public std::enable_shared_from_this<response_cache> {
  public:
+  /// An empty cache with `options`; the refresh thread starts on the first stale hit.
   explicit response_cache(response_cache_options options = {});
+  /// Routes given options by route() keep the entries alive while they exist;
+  /// a queued refresh is dropped, a running one finishes.
   ~response_cache();
   response_cache(const response_cache&) = delete;
   response_cache& operator=(const response_cache&) = delete;
