@@ -7,6 +7,7 @@
 #include <stet/compression.hpp>
 #include <stet/status.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
