@@ -11,9 +11,11 @@
 # Every server is pinned to core 0 (one worker each), wrk -t1 to core 1.
 # Reported: median server CPU µs per response over the rounds and req/s.
 # Environment: DURATION=5 ROUNDS=3 CONNECTIONS=20 BASE_PORT=18680 STET_SERVER=path KEEP_TMP=1
+# shellcheck disable=SC2034  # nginx_http_extra and nginx_server_extra are read by lib.sh
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck disable=SC2034  # root and the nginx_* settings are read by lib.sh
 root="$(cd "$here/../.." && pwd)"
 DURATION="${DURATION:-5}"
 ROUNDS="${ROUNDS:-3}"
@@ -34,6 +36,7 @@ make_static_dir
 
 declare -A server_port=([stet]="$BASE_PORT" [cached]=$((BASE_PORT + 1)) [nginx]=$((BASE_PORT + 2))
                         [proxy]=$((BASE_PORT + 3)) [upstream]=$((BASE_PORT + 4)))
+# shellcheck disable=SC2154  # stet_bin is set by build_stet (lib.sh)
 start_plain_stet() {  # name [flags...]
   local name="$1"
   shift
