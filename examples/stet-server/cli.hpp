@@ -36,6 +36,9 @@ struct options {
   // --websocket-budget-bytes: WebSocket messages being assembled, all
   // connections of a route together (websocket_options::max_total_message_bytes)
   std::uint64_t websocket_budget_bytes = std::uint64_t{256} << 20;
+  // --cache-ms: /report.json and /users/{id} from the response cache for this
+  // long, and as long again stale while one refresh runs (0: off)
+  unsigned cache_ms = 0;
 };
 
 struct parse_outcome {

@@ -1,6 +1,7 @@
 // stet-server: the bundled example server (its contract is in DESIGN.md).
 
 #include <stet/readiness.hpp>
+#include <stet/response_cache.hpp>
 #include <stet/signer.hpp>
 #include <stet/static_files.hpp>
 #include <stet/stet.hpp>
@@ -236,11 +237,40 @@ void handle_signals(const sigset_t& set, stet::server& server, const std::atomic
   }
 }
 
+// --cache-ms: the route options of the two cached routes, both through one
+// cache; /users/{id} answers carry the tag user:{id}, which an edit of that
+// user would invalidate. Default options (no cache) without the flag.
+struct cached_routes {
+  stet::route_options report;
+  stet::route_options users;
+};
+
+cached_routes make_cached_routes(unsigned cache_ms, const stet::compression_options& compression,
+                                 stet::metrics& metrics) {
+  if (cache_ms == 0) return {};
+  stet::response_cache_options options;
+  options.compression = compression;
+  auto cache = std::make_shared<stet::response_cache>(options);
+  stet::report_metrics(metrics, cache);
+  stet::cache_policy policy;
+  policy.ttl = std::chrono::milliseconds(cache_ms);
+  policy.stale_while_revalidate = policy.ttl;
+  cached_routes out{cache->route("/report.json", policy), {}};
+  policy.tags = [](const stet::request& req, const stet::response&, std::vector<std::string>& tags) {
+    tags.push_back(fmt::format("user:{}", req.param("id").value_or("")));
+  };
+  out.users = cache->route("/users/{id}", std::move(policy));
+  return out;
+}
+
 stet::router make_routes(const stet_server::options& o, const std::string& upload_dir,
                          const std::shared_ptr<stet::metrics>& metrics,
                          const std::shared_ptr<stet::static_files>& files, std::shared_ptr<const stet::signer> signer,
                          const std::shared_ptr<stet::readiness>& ready) {
   stet::router routes;
+  stet::compression_options compression = o.server.compression;
+  compression.enabled = o.compression;  // as main() sets it for the server
+  const cached_routes cached = make_cached_routes(o.cache_ms, compression, *metrics);
   cors_groups cors = make_cors_groups(routes, o.cors_origins);
   add_actor_routes(routes, cors.credentialed, std::move(signer));
   cors.open.get("/echo", echo_query);
@@ -263,7 +293,7 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
   routes.get("/-/ready", [ready](stet::request&) { return ready->respond(); });
   routes.get("/-/client.json", client_json);
   routes.get("/stream", csv_stream);
-  stet_server::add_report_routes(routes);
+  stet_server::add_report_routes(routes, cached.report);
   stet_server::add_slow_route(routes);
   stet_server::add_upload_routes(routes, {upload_dir, o.max_upload_bytes, o.upload_digest});
   stet_server::add_websocket_routes(routes, o.cors_origins, o.websocket_budget_bytes);
@@ -271,7 +301,7 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   // A non-integer id does not match the route: 404. Written straight into the
   // pooled body buffer: no std::string per request, whatever the id's length.
-  routes.get("/users/{id:int}", [](stet::request&, std::int64_t id) {
+  routes.get("/users/{id:int}", cached.users, [](stet::request&, std::int64_t id) {
     return stet::response::json([id](stet::json::writer& w) { w.begin_object().member("id", id).end_object(); });
   });
   return routes;

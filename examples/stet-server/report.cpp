@@ -80,8 +80,8 @@ void write_report(stet::json::writer& w) {
   w.end_object();
 }
 
-void add_report_routes(stet::router& routes) {
-  routes.get("/report.json", [](stet::request&) { return stet::response::json(write_report); });
+void add_report_routes(stet::router& routes, const stet::route_options& options) {
+  routes.get("/report.json", options, [](stet::request&) { return stet::response::json(write_report); });
 }
 
 }  // namespace stet_server

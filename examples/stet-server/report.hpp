@@ -12,7 +12,8 @@ void write_report(stet::json::writer& w);
 
 /// Adds GET /report.json: a deterministic JSON document of about 60 KB (nested
 /// objects and arrays, strings that need escaping, integers and doubles),
-/// written by stet::json::writer on every request - the same bytes each time.
-void add_report_routes(stet::router& routes);
+/// written by stet::json::writer on every request - the same bytes each time
+/// (with `options` from a response cache: on every miss).
+void add_report_routes(stet::router& routes, const stet::route_options& options = {});
 
 }  // namespace stet_server

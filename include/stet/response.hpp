@@ -189,6 +189,7 @@ class response {
   stet::status status_ = stet::status::ok;
   bool close_ = false;
   bool compression_allowed_ = true;
+  bool from_cache_ = false;  // answered by a response cache: no handler ran for it
   detail::pooled_string fields_;
   detail::pooled_string body_;
   std::shared_ptr<const std::string> shared_;

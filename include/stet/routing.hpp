@@ -9,11 +9,16 @@
 
 #include <concepts>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <type_traits>
 
 namespace stet {
+
+namespace detail {
+class cached_route;
+}  // namespace detail
 
 /// Per-route settings.
 struct route_options {
@@ -31,6 +36,9 @@ struct route_options {
   /// or answers at once (401, 413, ...) before any of it is read. Middleware
   /// before-hooks run on the head too.
   bool stream_body = false;
+  /// Answers kept by a stet::response_cache: set by response_cache::route(),
+  /// which says how (null: every request runs the handler).
+  std::shared_ptr<const detail::cached_route> cache{};
 };
 
 /// A handler: `response(request&)`, or `response(request&, A...)` where each

@@ -1,5 +1,7 @@
 #include "http/conditional.hpp"
 
+#include <charconv>
+
 #include "http/token.hpp"
 
 #include <limits>
@@ -228,6 +230,22 @@ decision evaluate(const request_conditions& c, const representation_facts& facts
     case range_kind::ignored: break;
   }
   return whole(facts);
+}
+
+std::string_view content_range(const decision& d, std::uint64_t size, std::array<char, 72>& out) noexcept {
+  char* p = out.data();
+  char* const end = out.data() + out.size();
+  p += std::string_view("bytes ").copy(p, 6);
+  if (d.kind == outcome::partial) {
+    p = std::to_chars(p, end, d.offset).ptr;
+    *p++ = '-';
+    p = std::to_chars(p, end, d.offset + d.length - 1).ptr;
+  } else {
+    *p++ = '*';
+  }
+  *p++ = '/';
+  p = std::to_chars(p, end, size).ptr;
+  return {out.data(), static_cast<std::size_t>(p - out.data())};
 }
 
 }  // namespace stet::detail

@@ -3,6 +3,7 @@
 // functions: the static handler states facts about the file, this layer
 // decides 200, 206, 304, 412 or 416. No I/O, no allocation.
 
+#include <array>
 #include <cstdint>
 #include <ctime>
 #include <optional>
@@ -69,6 +70,9 @@ struct byte_range {
 
 /// One `bytes=a-b`, `bytes=a-` or `bytes=-n` against a representation of `size` bytes.
 byte_range parse_range(std::string_view value, std::uint64_t size) noexcept;
+
+/// Content-Range for `d` (a 206: "bytes first-last/size"; a 416: "bytes */size"), written into `out`.
+std::string_view content_range(const decision& d, std::uint64_t size, std::array<char, 72>& out) noexcept;
 
 /// Whether an If-Range `value` (entity-tag or date) still describes the representation.
 bool if_range_holds(std::string_view value, const representation_facts& facts) noexcept;

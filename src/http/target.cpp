@@ -45,4 +45,16 @@ std::optional<target_parts> split_other_target(stet::method m, std::string_view 
   return parts;
 }
 
+std::optional<std::string_view> raw_query_arg(std::string_view query, std::string_view name) noexcept {
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const std::size_t eq = pair.find('=');
+    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    if (amp == std::string_view::npos) break;
+    query.remove_prefix(amp + 1);
+  }
+  return std::nullopt;
+}
+
 }  // namespace stet::detail

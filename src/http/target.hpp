@@ -39,4 +39,9 @@ inline std::optional<target_parts> split_target(stet::method m, std::string_view
   return parts;
 }
 
+/// The raw (still encoded) value of the first `name` argument of `query`
+/// ("" for `name` without "="); nullopt when absent. For names and values that
+/// need no decoding to compare (hex digests, keys of a cache).
+std::optional<std::string_view> raw_query_arg(std::string_view query, std::string_view name) noexcept;
+
 }  // namespace stet::detail

@@ -21,6 +21,15 @@ struct response_access {
     r.append_field(name, value);
   }
 
+  /// Appends serialised fields ("Name: value\r\n" each) as they are: a block
+  /// stored by a cache after its fields were validated once.
+  static void append_trusted_block(response& r, std::string_view block) { r.fields_.writable().append(block); }
+
+  /// Marks `r` as answered by a cache (its route's handler did not run for it),
+  /// so the route's handler-time histogram does not count it.
+  static void mark_from_cache(response& r) noexcept { r.from_cache_ = true; }
+  static bool from_cache(const response& r) noexcept { return r.from_cache_; }
+
   /// A response that only says "the answer is pending in `state`".
   static response make_pending(std::shared_ptr<pending_response> state) {
     response r;

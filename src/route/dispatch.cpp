@@ -4,6 +4,7 @@
 #include "request/request_access.hpp"
 #include "response/error_pages.hpp"
 #include "response/redirect.hpp"
+#include "route/cache_seam.hpp"
 #include "route/epoch.hpp"
 #include "route/match.hpp"
 #include "route/params_access.hpp"
@@ -119,9 +120,12 @@ response dispatch(const detail::route_table& t, request& req, detail::route_matc
   detail::route_params_access::bind(params, e.pattern, e.def->id, t.param_names.data() + e.names_begin, captured,
                                     o.captured);
   const detail::capture* args = captured + e.arg_offset;
-  response r = e.chain_size == 0 ? e.handler->invoke(*e.handler, req, args)
-                                 : run_chain(t.chain.data() + e.chain_begin, e.chain_size, req,
-                                             [&] { return e.handler->invoke(*e.handler, req, args); });
+  const auto run = [&] {
+    if (!e.def->cache) return e.handler->invoke(*e.handler, req, args);
+    const detail::cached_call call{e.def->handler, args, o.captured - e.arg_offset, e.def->compress};
+    return detail::answer_cached(*e.def->cache, req, call);
+  };
+  response r = e.chain_size == 0 ? run() : run_chain(t.chain.data() + e.chain_begin, e.chain_size, req, run);
   if (detail::pending_response* pending = detail::response_access::pending(r)) {
     pending->report = t.report;
     pending->compress = e.def->compress;

@@ -27,6 +27,7 @@ void route_scope::add(stet::method m, std::string_view pattern, const route_opti
   def->compress = options.compress;
   def->max_body_bytes = options.max_body_bytes;
   def->stream_body = options.stream_body;
+  def->cache = options.cache;
   std::vector<std::unique_ptr<route_def>> batch;
   batch.push_back(std::move(def));
   const std::lock_guard lock(state_->mutex);

@@ -36,10 +36,11 @@ struct route_def {
   std::shared_ptr<const handler_box> handler;
   std::shared_ptr<layer_node> layer;
   std::string name;
-  bool compress = true;              // route_options::compress
-  std::uint64_t max_body_bytes = 0;  // route_options::max_body_bytes (0: the server's)
-  bool stream_body = false;          // route_options::stream_body
-  std::uint32_t id = 0;              // its index in router_state::defs: the key of per-route metrics
+  bool compress = true;                       // route_options::compress
+  std::uint64_t max_body_bytes = 0;           // route_options::max_body_bytes (0: the server's)
+  bool stream_body = false;                   // route_options::stream_body
+  std::shared_ptr<const cached_route> cache;  // route_options::cache
+  std::uint32_t id = 0;                       // its index in router_state::defs: the key of per-route metrics
 };
 
 struct router_state {

@@ -43,23 +43,6 @@ void add_validators(response& res, const file_reply& r) {
   if (r.vary) append(res, "Vary", "Accept-Encoding");
 }
 
-// "bytes first-last/size" or "bytes */size".
-std::string_view content_range(const decision& d, std::uint64_t size, std::array<char, 72>& out) noexcept {
-  char* p = out.data();
-  char* const end = out.data() + out.size();
-  p += std::string_view("bytes ").copy(p, 6);
-  if (d.kind == outcome::partial) {
-    p = std::to_chars(p, end, d.offset).ptr;
-    *p++ = '-';
-    p = std::to_chars(p, end, d.offset + d.length - 1).ptr;
-  } else {
-    *p++ = '*';
-  }
-  *p++ = '/';
-  p = std::to_chars(p, end, size).ptr;
-  return {out.data(), static_cast<std::size_t>(p - out.data())};
-}
-
 }  // namespace
 
 static_request_fields read_static_fields(const request& req) {

@@ -13,6 +13,7 @@
 #include "static/variant_choice.hpp"
 
 #include "http/percent.hpp"
+#include "http/target.hpp"
 #include "http/token.hpp"
 #include "response/compress/accept_encoding_memo.hpp"
 #include "response/error_pages.hpp"
@@ -26,19 +27,6 @@
 
 namespace stet {
 namespace {
-
-// `_hash` values are hex, so no decoding is needed to compare them.
-std::optional<std::string_view> query_param(std::string_view query, std::string_view name) noexcept {
-  while (!query.empty()) {
-    const std::size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
-    const std::size_t eq = pair.find('=');
-    if (pair.substr(0, eq) == name) return eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
-    if (amp == std::string_view::npos) break;
-    query.remove_prefix(amp + 1);
-  }
-  return std::nullopt;
-}
 
 std::string_view concat(std::pmr::memory_resource& arena, std::string_view a, std::string_view b,
                         std::string_view c = {}) {
@@ -67,7 +55,7 @@ static_files::impl::checked_cache_control static_files::impl::check(const static
 }
 
 std::string_view static_files::impl::cache_control_for(const request& req, const lookup_result& file) {
-  const auto wanted = query_param(req.query_string(), "_hash");
+  const auto wanted = detail::raw_query_arg(req.query_string(), "_hash");  // hex: compared undecoded
   if (!wanted) return cache_control_.normal;
   const auto digest = store.hash_of(file.entry, *file.counters);
   return digest && *wanted == detail::to_view(*digest) ? cache_control_.immutable : cache_control_.stale_hash;

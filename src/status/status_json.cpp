@@ -16,7 +16,9 @@ namespace {
 
 // Adding a cache to the page is one line here (its label, its title); its
 // numbers come from the stet_cache_* samples it already reports.
-constexpr std::array<cache_title, 12> titles = {{
+constexpr std::array<cache_title, 14> titles = {{
+    {"responses", "response cache"},
+    {"response_variants", "compressed cached responses"},
     {"static", "static files"},
     {"static_variants", "compressed static variants"},
     {"content_hashes", "content hashes"},

@@ -94,6 +94,16 @@ FOLDERS = (
            "(`pending_response`), streamed bodies (`body.cpp`), coroutine handlers (`coro_root`, `coro_body`), "
            "`url_for`, the table swapped atomically (`state`, `epoch`)",
            ("coro", "http", "request", "response")),
+    Folder("cache", "answers derived once",
+           "the response cache behind `<stet/response_cache.hpp>` (`response_cache.cpp`): a route's binding "
+           "(`cached_route`, reached from dispatch through `route/cache_seam.hpp`), its key (`cache_key`), the "
+           "sharded LRU with single flights (`entry_table`, `cache_entry`), invalidation epochs "
+           "(`invalidation_log`), the never-stored rules (`store_rules`), answers from an entry with 304/206 "
+           "(`hit_answer`), compressed variants made once (`entry_variants`), requests waiting for a run "
+           "(`cache_waiter`), background refreshes (`refresher`, `refresh.cpp`), streamed answers teed "
+           "(`stream_tee.cpp`), the store (`response_store`), the paths they share (`cache_flow`) and its metrics "
+           "(`response_cache_metrics.cpp`)",
+           ("coro", "crypto", "http", "metrics", "request", "response", "route")),
     Folder("coro", "coroutine handlers",
            "the executor seam (`executor`), the recycling frame pool (`frame_pool`), `timer_heap`, `sleep.cpp`, "
            "`future.cpp`, the offload pool behind `stet::offload` (`offload_pool`, `offload.cpp`), `local_loop` "

@@ -4,6 +4,7 @@
 #include "log/access_log.hpp"
 #include "metrics/phase_record.hpp"
 #include "request/request_access.hpp"
+#include "response/response_access.hpp"
 #include "route/params_access.hpp"
 
 #include <cstdio>
@@ -19,7 +20,9 @@ void exchange_observer::time_handler(worker& w, const request& req, response& r)
   const clock::time_point now = clock::now();
   record_phase(w.counters(), w.tracer(), stet::phase::handle, handler_start_, now, &req);
   const server_options& options = w.options();
-  if (options.metrics) count_route(w, req, r.status(), now - handler_start_);
+  if (options.metrics)
+    count_route(w, req, r.status(),
+                response_access::from_cache(r) ? std::nullopt : std::optional(now - handler_start_));
   if (options.server_timing) {
     const std::chrono::duration<double, std::milli> parse_ms = handler_start_ - message_start_time_;
     const std::chrono::duration<double, std::milli> handler_ms = now - handler_start_;
@@ -66,14 +69,16 @@ void exchange_observer::log(worker& w, const request* req, const response& answe
 // Per-route counters: the route the router matched (none for its automatic
 // answers, which only the totals count). The chunk holding a route's counters
 // is allocated the first time that route answers on this worker.
-void exchange_observer::count_route(worker& w, const request& req, stet::status s, clock::duration handler_time) {
+// `handler_time` is empty for an answer a response cache gave: no handler ran.
+void exchange_observer::count_route(worker& w, const request& req, stet::status s,
+                                    std::optional<clock::duration> handler_time) {
   const std::uint32_t id = route_params_access::route_id(req.params());
   if (id == route_params_access::no_route) return;
   route_counters* c = w.counters().per_route.at(id);
   if (c == nullptr) return;
   const unsigned status_class = to_int(s) / 100;
   if (status_class >= 1 && status_class <= 5) single_writer_add(c->by_class[status_class - 1]);
-  c->handler.record(handler_time);
+  if (handler_time) c->handler.record(*handler_time);
 }
 
 }  // namespace stet::detail

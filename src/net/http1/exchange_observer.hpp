@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace stet::detail {
@@ -60,7 +61,7 @@ class exchange_observer {
   void time_handler(worker& w, const request& req, response& r);
   void time_write(worker& w) noexcept;
   void log(worker& w, const request* req, const response& r, const endpoint& peer, const tls_info* tls);
-  static void count_route(worker& w, const request& req, stet::status s, clock::duration handler_time);
+  static void count_route(worker& w, const request& req, stet::status s, std::optional<clock::duration> handler_time);
 
   std::string peer_text_;                   // formatted on first use (only the access log needs it)
   clock::time_point read_time_{};           // completion of the latest read
