@@ -34,9 +34,10 @@ std::size_t retrying(Call call, boost::system::error_code& ec) noexcept {
 }  // namespace
 
 template <class Protocol>
-socket_transport<Protocol>::socket_transport(socket_type socket) : socket_(std::move(socket)) {
+socket_transport<Protocol>::socket_transport(socket_type socket, accepted_as facts) : socket_(std::move(socket)) {
   boost::system::error_code ignored;
-  socket_.non_blocking(true, ignored);
+  if (!socket_.non_blocking()) socket_.non_blocking(true, ignored);
+  read_.assume(facts.inq_on, facts.fresh);
 }
 
 template <class Protocol>
