@@ -335,6 +335,7 @@ int main(int argc, char** argv) {
     stet::static_options static_options;
     static_options.url_prefix = o.static_prefix + "/";
     static_options.revalidate_interval = std::chrono::milliseconds(o.static_revalidate_ms);
+    static_options.watch_files = o.static_watch;
     static_options.compression = options.compression;
     files =
         std::make_shared<stet::static_files>(o.static_dir.empty() ? STET_EXAMPLE_SITE : o.static_dir, static_options);

@@ -50,6 +50,7 @@ namespace detail {
 struct static_files_access {
   static file_cache& cache(static_files& s) noexcept { return s.impl_->store.cache; }
   static root_dir& root(static_files& s) noexcept { return s.impl_->store.root; }
+  static file_watch& watch(static_files& s) noexcept { return s.impl_->store.watch; }
 };
 
 }  // namespace detail
