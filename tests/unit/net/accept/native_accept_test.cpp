@@ -95,6 +95,8 @@ TEST_F(NativeAccept, AcceptedSocketIsNonBlockingCloseOnExecAndInheritsNodelayAnd
 TEST_F(NativeAccept, AnAssignedSocketIsNonBlockingForAsioAndItsNumberIsReusableAfterClose) {
   tcp::socket client1(io_);
   tcp::socket client2(io_);
+  client1.open(tcp::v4());  // both descriptors taken now, so the accepted ones can share a number
+  client2.open(tcp::v4());
   int first_fd = -1;
   for (tcp::socket* client : {&client1, &client2}) {
     const int before = got_.calls;
