@@ -45,6 +45,7 @@ class socket_transport final : public transport {
  private:
   socket_type socket_;
   socket_read read_;
+  bool sent_fin_ = false;  // shutdown_send() succeeded and no read started since
 };
 
 using tcp_transport = socket_transport<tcp>;
