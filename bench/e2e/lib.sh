@@ -144,6 +144,8 @@ start_stet() {
   local name="$1" port="$2" log_file="$tmp/stet.log" wait_s="${4:-10}" revalidate=()
   local -n prefix="$3"
   if [ -n "${STET_REVALIDATE_MS:-}" ]; then revalidate=(--static-revalidate-ms "$STET_REVALIDATE_MS"); fi
+  # STET_STATIC_WATCH=0: no inotify, a stat per hit (the fallback mode).
+  if [ "${STET_STATIC_WATCH:-1}" = 0 ]; then revalidate+=(--no-static-watch); fi
   "${prefix[@]}" "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log \
     --static "$static" "${revalidate[@]}" 2>>"$log_file" &
   server_pid[$name]=$!
@@ -214,6 +216,15 @@ nginx_tls_listen() {
   sed -i "s|listen 127.0.0.1:$port;|listen 127.0.0.1:$port ssl;\n    ssl_certificate $cert;\n    ssl_certificate_key $key;\n    ssl_session_cache shared:SSL:10m;\n    ssl_session_tickets on;\n    ssl_protocols TLSv1.2 TLSv1.3;|" "$dir/nginx.conf"
 }
 
+# Writes h2o's config (bench/e2e/peers/h2o.conf.in) to DIR/h2o.conf: one
+# thread on 127.0.0.1:PORT, the static directory of make_static_dir.
+write_h2o_conf() {
+  local dir="$1" port="$2"
+  mkdir -p "$dir"
+  sed -e "s|@USER@|$(id -un)|; s|@DIR@|$dir|g; s|@PORT@|$port|; s|@STATIC@|$static|" \
+    "$here/peers/h2o.conf.in" > "$dir/h2o.conf"
+}
+
 # nginx's command line for a config written by write_nginx_conf DIR.
 nginx_command() { echo nginx -p "$1/" -e "$1/error.log" -c "$1/nginx.conf"; }
 
@@ -262,6 +273,7 @@ peer_versions() {
   for name in "$@"; do
     case "$name" in
       nginx) versions+=("$( (nginx -v 2>&1 || true) | sed 's/^nginx version: //')") ;;
+      h2o) versions+=("$( (h2o --version 2>/dev/null || true) | head -n1 | sed 's/^h2o version /h2o\//')") ;;
       beast) versions+=("Boost.Beast $(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp |
                                   tr _ .) (bench/e2e/peers at $(checkout_label))") ;;
       restinio) versions+=("RESTinio $(dpkg-query -W -f='${Version}' librestinio-dev 2>/dev/null || echo '?') on Boost.Asio (bench/e2e/peers at $(checkout_label))") ;;

@@ -29,10 +29,13 @@
 #   DURATION=5       seconds per cell              ROUNDS=3        rounds (>= 1)
 #   CONNECTIONS=50   wrk connections (-t1)         WARMUP=1        seconds per cell, once, unrecorded
 #   SERVERS="stet nginx beast restinio floor"      BASE_PORT=18480 ports BASE, BASE+1, ...
+#                    (h2o too, when named: bench/e2e/peers/h2o.conf.in)
 #   STET_SERVER=path a prebuilt stet-server (default: build build-release/)
 #   STET_REVALIDATE_MS=60000  stet's --static-revalidate-ms: nginx's open_file_cache
 #                    checks a cached file every 60 s (open_file_cache_valid's
 #                    default), so stet gets the same window; 0 = a stat per hit
+#   STET_STATIC_WATCH=0  stet-server --no-static-watch: no inotify, so a stat per hit (with
+#                    STET_REVALIDATE_MS=0); default 1: hits that no event touched skip the stat
 #   ENDPOINTS="plaintext json ..."  a subset of the endpoint ids below, in table order
 #   OUT=docs/benchmarks.md   the page whose e2e block is rewritten; OUT= (empty) writes
 #                    no page (the block is printed either way); --smoke: no page unless set
@@ -118,6 +121,14 @@ start_nginx() {
   wait_listening "$!" "$port" || die "nginx did not start (see $dir/error.log)"
 }
 
+start_h2o() {
+  local port="$1" dir="$tmp/h2o"
+  write_h2o_conf "$dir" "$port"
+  taskset -c 0 h2o -c "$dir/h2o.conf" >>"$dir/stderr.log" 2>&1 &
+  server_pid[h2o]=$!
+  wait_listening "$!" "$port" || die "h2o did not start (see $dir/stderr.log)"
+}
+
 start_peer() {
   local name="$1" bin="$2" port="$3"
   taskset -c 0 "$bin" "$port" 2>>"$tmp/$name.log" &
@@ -145,6 +156,7 @@ start_servers() {
     case "$name" in
       stet) start_stet stet "$port" core0 ;;
       nginx) start_nginx "$port" ;;
+      h2o) start_h2o "$port" ;;
       beast) start_peer beast "$beast_bin" "$port" ;;
       restinio) start_peer restinio "$restinio_bin" "$port" ;;
       floor) start_peer floor "$floor_bin" "$port" ;;
@@ -158,7 +170,7 @@ start_servers() {
 # ---------------------------------------------------------------- endpoints --
 # Every endpoint, in table order, with its label and path. @HASHED_CSS@ is
 # replaced by discover() with the URL stet's page links (or the cell is n/a).
-all_ep_ids=(plaintext json pipelined small css css_hash css_304 file_1m file_10m actor users)
+all_ep_ids=(plaintext json pipelined close small css css_hash css_304 file_1m file_10m actor users)
 ep_ids=()
 for id in "${all_ep_ids[@]}"; do
   if [ -z "${ENDPOINTS:-}" ] || [[ " $ENDPOINTS " == *" $id "* ]]; then ep_ids+=("$id"); fi
@@ -166,12 +178,13 @@ done
 [ ${#ep_ids[@]} -gt 0 ] || die "ENDPOINTS='$ENDPOINTS' names none of: ${all_ep_ids[*]}"
 declare -A ep_label=(
   [plaintext]="/plaintext" [json]="/json" [pipelined]="/plaintext pipelined x$PIPELINE_DEPTH"
+  [close]="/plaintext, Connection: close (a connection per request)"
   [small]="small.txt (100 B)" [css]="app.css (83 KB)" [css_hash]="app.css?_hash=…"
   [css_304]="app.css 304 (If-None-Match)" [file_1m]="1 MiB file" [file_10m]="10 MiB file"
   [actor]="/-/actor.json (signed cookie)" [users]="/users/42"
 )
 declare -A ep_path=(
-  [plaintext]=/plaintext [json]=/json [pipelined]=/plaintext
+  [plaintext]=/plaintext [json]=/json [pipelined]=/plaintext [close]=/plaintext
   [small]=/static/small.txt [css]=/static/app.css [css_hash]=@HASHED_CSS@
   [css_304]=/static/app.css [file_1m]=/static/1mib.bin [file_10m]=/static/10mib.bin
   [actor]=/-/actor.json [users]=/users/42
@@ -205,6 +218,10 @@ probe() {
   url="http://127.0.0.1:${server_port[$name]}$path"
   case "$id" in
     plaintext | pipelined) expect_size=13 ;;
+    close)
+      expect_size=13
+      header="Connection: close"
+      ;;
     json) expect_size=27 ;;
     small) expect_size=$(stat -c %s "$static/small.txt") ;;
     css | css_hash) expect_size=$(stat -c %s "$static/app.css") ;;
@@ -340,7 +357,7 @@ summarise() {
   done < "$tmp/ratios.tsv"
 }
 
-declare -A server_label=([stet]=stet [nginx]=nginx [beast]=Beast [restinio]=RESTinio [floor]=floor [bun]="uWebSockets (bun)")
+declare -A server_label=([stet]=stet [nginx]=nginx [h2o]=h2o [beast]=Beast [restinio]=RESTinio [floor]=floor [bun]="uWebSockets (bun)")
 
 # The generated part of docs/benchmarks.md, between the e2e markers.
 write_tables() {
@@ -406,6 +423,8 @@ write_environment() {
         servers+="; nginx \`worker_processes 1\`, \`return 200\` for /plaintext and /json, static directory with"
         servers+=" \`sendfile on; open_file_cache max=1000; access_log off\`"
         servers+=" (a cached file is checked every 60 s: \`open_file_cache_valid\`'s default)" ;;
+      h2o)
+        servers+="; h2o: \`bench/e2e/peers/h2o.conf.in\` (\`num-threads: 1\`, mruby for /plaintext and /json, \`file.dir\` with its defaults)" ;;
       beast)
         servers+="; Beast: \`bench/e2e/peers/beast_server.cpp\` (/plaintext, /json)" ;;
       floor)
@@ -515,6 +534,7 @@ main() {
   # Only what this run uses (the smoke run: the client tools alone).
   local packages=(wrk curl util-linux iproute2 procps)
   case " $SERVERS " in *" nginx "*) packages+=(nginx) ;; esac
+  case " $SERVERS " in *" h2o "*) packages+=(h2o) ;; esac
   # bench/e2e/peers configures with RESTinio's headers whichever peer it builds.
   case " $SERVERS " in *" restinio "* | *" beast "* | *" floor "*) packages+=(librestinio-dev) ;; esac
   if [ -n "$PLOT" ]; then packages+=(gnuplot-nox); fi
@@ -532,7 +552,7 @@ main() {
   # Every variable that shapes the table, with its value (STET_SERVER and
   # ENDPOINTS only when given); where the page and plot go does not.
   run_command="$(reproduce_command bench/e2e/run.sh "$command_line" DURATION ROUNDS CONNECTIONS WARMUP SERVERS \
-                 STET_SERVER STET_REVALIDATE_MS ENDPOINTS)"
+                 STET_SERVER STET_REVALIDATE_MS STET_STATIC_WATCH ENDPOINTS)"
   write_report
   write_plot
   # Print the generated block for the log.

@@ -137,7 +137,8 @@ std::string set_tls_flag(options& o, std::string_view flag, std::string_view val
 std::string usage() {
   std::string text =
       "usage: stet-server [--host 127.0.0.1] [--port 8080] [--threads N] [--reuse-port] [--static DIR]\n"
-      "                   [--static-prefix /static] [--static-revalidate-ms 0] [--secret S]\n"
+      "                   [--static-prefix /static] [--static-revalidate-ms 0] [--no-static-watch]\n"
+      "                   [--secret S]\n"
       "                   [--no-access-log] [--access-log FILE] [--cors-origin ORIGIN]...\n"
       "                   [--tls-cert FILE --tls-key FILE [--tls-port 8443] [--tls-ticket-key FILE]]\n"
       "                   [--upload-dir DIR] [--max-upload-bytes N] [--no-upload-digest]\n"
@@ -149,7 +150,8 @@ std::string usage() {
       "                   [--help] [--version]\n"
       "  --static DIR          the site served under --static-prefix (default: the example site);\n"
       "                        --static-revalidate-ms N: cached files are re-checked with stat(2) at\n"
-      "                        most every N ms (0: on every hit)\n"
+      "                        most every N ms (0: on every hit that no inotify event vouches for);\n"
+      "                        --no-static-watch: no inotify watches, so a stat per hit\n"
       "  --secret S            signs the actor cookie of /-/login (default: random per start, so\n"
       "                        cookies do not survive a restart; give the same S to every instance)\n"
       "  --tls-cert FILE --tls-key FILE  also serve HTTPS on --tls-port (default 8443), same routes;\n"
@@ -200,6 +202,10 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
     }
     if (flag == "--no-upload-digest") {
       o.upload_digest = false;
+      continue;
+    }
+    if (flag == "--no-static-watch") {
+      o.static_watch = false;
       continue;
     }
     if (flag == "--no-compression") {

@@ -19,7 +19,8 @@ struct options {
   std::uint16_t port = 8080;       // --port
   std::string static_dir;
   std::string static_prefix = "/static";
-  unsigned static_revalidate_ms = 0;  // 0: every cache hit is checked with stat(2)
+  unsigned static_revalidate_ms = 0;  // 0: every cache hit is checked with stat(2), unless watched
+  bool static_watch = true;           // --no-static-watch: no inotify, a stat per hit
   std::string secret;
   bool access_log = true;
   bool compression = true;                // --no-compression: off (responses and static files)

@@ -359,6 +359,7 @@ int main(int argc, char** argv) {
   try {
     stet::static_options static_options;
     static_options.revalidate_interval = std::chrono::milliseconds(o.static_revalidate_ms);
+    static_options.watch_files = o.static_watch;
     static_options.compression = options.compression;
     files =
         std::make_shared<stet::static_files>(o.static_dir.empty() ? STET_EXAMPLE_SITE : o.static_dir, static_options);

@@ -39,6 +39,12 @@ struct static_options {
   /// than this long ago is served without a stat (nginx's open_file_cache_valid):
   /// edits then show up after at most this long.
   std::chrono::milliseconds revalidate_interval{0};
+  /// Cached files are watched with inotify, so a hit whose file no event has
+  /// touched is served without a stat(2); an edit reaches the cache when the
+  /// watcher thread reads its event (it wakes for it), and a file, directory
+  /// or file system that cannot be watched is checked with a stat on every
+  /// hit as if this were false (docs/static-files.md).
+  bool watch_files = true;
   /// A file whose inode changed less than this long before it was read is served
   /// but not cached: the read may have raced a writer within one timestamp tick.
   std::chrono::milliseconds settle_time{100};

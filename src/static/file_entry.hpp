@@ -67,6 +67,11 @@ struct file_entry {
 
   /// Monotonic ms of the last stat that confirmed `id` (revalidate_interval).
   mutable std::atomic<std::int64_t> validated_ms{0};
+  /// The file_watch epoch read before the last read or stat that confirmed
+  /// `id`; a hit while the epoch still equals it needs no stat. Never equal
+  /// to an epoch (file_watch::unwatched) unless the whole path is watched.
+  mutable std::atomic<std::uint64_t> watch_stamp{~std::uint64_t{0}};
+  bool watched = false;  ///< the whole path was watched when the entry was loaded
   /// Which precompressed siblings exist (bit 0: .br, bit 1: .gz), and when that was looked at.
   mutable std::atomic<std::uint8_t> siblings{0};
   mutable std::atomic<std::int64_t> siblings_probed_ms{0};

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <ctime>
+#include <filesystem>
 
 namespace stet::detail {
 namespace {
@@ -67,19 +68,31 @@ std::shared_ptr<const file_entry> make_favicon_entry(const compression_options& 
 }  // namespace
 
 file_store::file_store(std::string root_path, const static_options& options)
-    : root(std::move(root_path)), cache(options.cache_budget, options.max_cache_entries), options_(options) {
+    : root(std::move(root_path)),
+      cache(options.cache_budget, options.max_cache_entries),
+      // A file and its directories per entry, and the directories above the root.
+      watch(options.watch_files ? 2 * options.max_cache_entries + 64 : 0),
+      options_(options) {
+  std::error_code ec;
+  watched_root_ = std::filesystem::absolute(root.configured(), ec).lexically_normal().string();
   if (options_.default_favicon) favicon_ = make_favicon_entry(options_.compression);
   sibling_probe_ms_ = std::max<std::int64_t>(1000, options_.revalidate_interval.count());
   settle_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(options_.settle_time).count();
 }
 
-// The hit path: one lookup under the shard lock, one stat of the path through
-// the configured root. The entry is keyed on the relative path; its identity
-// (dev, ino, size, mtime, ctime) decides whether it still describes the file.
+// The hit path: one lookup under the shard lock and, unless no watched event
+// touched anything since the entry was confirmed (file_watch.hpp), one stat of
+// the path through the configured root. The entry is keyed on the relative
+// path; its identity (dev, ino, size, mtime, ctime) decides whether it still
+// describes the file.
 file_store::lookup_result file_store::lookup(std::string_view relative) {
   const file_cache::key k = file_cache::make_key(relative);
   cache_counters& counters = cache.counters(k);
   std::shared_ptr<const file_entry> entry = cache.find(k);
+  if (entry && watch.unchanged_since(entry->watch_stamp.load(std::memory_order_relaxed))) {
+    shared_add(counters.hits);
+    return {found::file, std::move(entry), &counters};
+  }
   const std::int64_t now = monotonic_ms();
   const auto interval = options_.revalidate_interval.count();
   if (entry && interval > 0 && now - entry->validated_ms.load(std::memory_order_relaxed) < interval) {
@@ -88,6 +101,7 @@ file_store::lookup_result file_store::lookup(std::string_view relative) {
   }
   path_buffer path;
   if (!join_path(root.configured(), relative, {}, path)) return {found::missing, nullptr, &counters};
+  const std::uint64_t stamp = watch.epoch();  // before the stat: an event after it un-stamps the entry
   struct ::stat st {};
   if (::stat(path.data(), &st) != 0) {
     const int error = errno;
@@ -111,6 +125,11 @@ file_store::lookup_result file_store::lookup(std::string_view relative) {
   const file_identity id = file_identity::of(st);
   if (entry && entry->id == id) {
     entry->validated_ms.store(now, std::memory_order_relaxed);
+    // Watched again (the kernel answers for an existing watch at once): a
+    // directory on the path may be a new inode that only the stat has seen.
+    if (entry->watched && watch.watch(watched_root_, relative)) {
+      entry->watch_stamp.store(stamp, std::memory_order_relaxed);
+    }
     shared_add(counters.hits);
     shared_add(counters.revalidations);
     return {found::file, std::move(entry), &counters};
@@ -147,6 +166,10 @@ file_store::lookup_result file_store::load(const file_cache::key& k, const file_
 file_store::lookup_result file_store::read_entry(std::string_view relative, cache_counters& counters, bool& keep) {
   const auto dir = root.current();
   if (!dir) return {found::missing, nullptr, &counters};
+  // The epoch first, then the watches, then the read: an edit after the
+  // stamp bumps the epoch (watched already) or is what the read sees.
+  const std::uint64_t stamp = watch.epoch();
+  const bool watched = watch.watch(watched_root_, relative);
   const int fd =
       root.open_below(*dir, relative, O_RDONLY | O_NONBLOCK | O_NOCTTY, options_.allow_symlinks_outside_root);
   if (fd < 0) {
@@ -189,6 +212,8 @@ file_store::lookup_result file_store::read_entry(std::string_view relative, cach
   entry->content_type = mime_type(relative);
   entry->compressible = worth_compressing(*entry, options_.compression);
   entry->validated_ms.store(monotonic_ms(), std::memory_order_relaxed);
+  entry->watched = watched;
+  if (watched) entry->watch_stamp.store(stamp, std::memory_order_relaxed);
   // A file changed within settle_time may still be mid-write within one
   // timestamp tick, where a second write leaves the identity unchanged: serve
   // what we read, but do not let the cache vouch for it.

@@ -10,6 +10,7 @@
 #include "static/content_hash.hpp"
 #include "static/file_cache.hpp"
 #include "static/file_entry.hpp"
+#include "static/file_watch.hpp"
 #include "static/root_dir.hpp"
 
 #include <cstdint>
@@ -73,6 +74,7 @@ class file_store {
   detail::root_dir root;
   detail::file_cache cache;
   detail::background_hasher hasher;  // declared after `cache`: its jobs bump the cache's counters
+  detail::file_watch watch;
 
  private:
   lookup_result load(const file_cache::key& k, const file_identity& want, cache_counters& counters);
@@ -83,6 +85,7 @@ class file_store {
   std::shared_ptr<const file_entry> favicon_;
   std::int64_t sibling_probe_ms_ = 1000;
   std::int64_t settle_ns_ = 0;
+  std::string watched_root_;  // the configured root, absolute (file_watch walks it from "/")
 };
 
 }  // namespace stet::detail

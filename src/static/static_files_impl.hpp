@@ -62,6 +62,8 @@ struct static_files_access {
     s.impl_->url_prefix = std::string(base) + '/';
     s.impl_->url_prefix_fixed = true;
   }
+
+  static file_watch& watch(static_files& s) noexcept { return s.impl_->store.watch; }
 };
 
 }  // namespace detail

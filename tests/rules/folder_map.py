@@ -54,7 +54,8 @@ FOLDERS = (
            "`run_until_signal.cpp` (`<stet/run.hpp>`): starts a server, waits for SIGINT or SIGTERM (a pipe "
            "written by a signal handler), stops it in stages; a SIGHUP hook. Public headers only, no Asio"),
     Folder("net/accept", "accept",
-           "`listener` (TCP v4/v6 and unix sockets, handed round-robin to the workers), PROXY protocol intake "
+           "`listener` (TCP v4/v6 and unix sockets, handed round-robin to the workers; `native_accept`: accept4 "
+           "on Asio's reactor), PROXY protocol intake "
            "(`proxy_intake`, parsed by `proxy_protocol`), `socket_activation` (listeners passed by systemd), "
            "`address_counts` (connections per client address)",
            ("net", "net/server", "net/transport", "http", "tls")),
@@ -114,7 +115,7 @@ FOLDERS = (
            ("http", "request", "response")),
     Folder("static", "static files",
            "safe paths (`safe_path`), the stat-validated file cache and store (`file_cache`, `file_store`, "
-           "`root_dir`), content hashes (`content_hash`, `background_hasher`), precompressed siblings "
+           "`root_dir`; `file_watch`: inotify, so a hit needs no stat), content hashes (`content_hash`, `background_hasher`), precompressed siblings "
            "(`file_variants.cpp`, `variant_choice`, `encoding`), file responses with ranges (`file_response`), the "
            "mount on the router (`mount.cpp`), `mime_table`, `favicon`",
            ("counters", "crypto", "http", "request", "response")),

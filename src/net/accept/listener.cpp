@@ -9,12 +9,15 @@
 #include <boost/asio/ip/v6_only.hpp>
 
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <charconv>
+#include <cstring>
 #include <memory>
 
 namespace stet::detail {
@@ -33,6 +36,16 @@ endpoint to_endpoint(const tcp::endpoint& e) noexcept {
   const asio::ip::address a = e.address();
   if (a.is_v4()) return endpoint::v4(a.to_v4().to_bytes(), e.port());
   return endpoint::v6(a.to_v6().to_bytes(), e.port());
+}
+
+// Options every socket accepted from `fd` inherits (Linux copies them from
+// the listening socket): no setsockopt per connection. TCP_NODELAY because
+// an answer is written whole, and Nagle would hold a second write back for
+// the client's delayed ACK; TCP_INQ for socket_read. True when both are on.
+bool set_inherited_options(int fd) noexcept {
+  const int on = 1;
+  const bool nodelay = ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on) == 0;
+  return ::setsockopt(fd, IPPROTO_TCP, TCP_INQ, &on, sizeof on) == 0 && nodelay;
 }
 
 std::uint64_t inode_of(const std::string& path) noexcept {
@@ -143,7 +156,10 @@ std::error_code listener::open(const listen_address& at, bool reuse_port, int ba
     // "[::]" takes IPv4 clients too, whatever the system's default.
     if (!ec && at.ip->address().is_v6()) a.set_option(asio::ip::v6_only(false), ec);
     if (!ec) a.bind(*at.ip, ec);
+    // Before listen(): a client that connects at once inherits them too.
+    if (!ec) inherits_options_ = set_inherited_options(a.native_handle());
     if (!ec) a.listen(backlog, ec);
+    if (!ec) prepare_listening();
     if (ec) why = ec.message();
     return ec;
   }
@@ -162,6 +178,7 @@ std::error_code listener::open(const listen_address& at, bool reuse_port, int ba
     return {errno, std::system_category()};
   }
   a.listen(backlog, ec);
+  if (!ec) prepare_listening();
   if (ec) why = ec.message();
   return ec;
 }
@@ -195,14 +212,128 @@ std::error_code listener::adopt_inherited(int fd, std::string& why) {
       why = "neither a TCP nor a unix-domain socket";
       return std::make_error_code(std::errc::address_family_not_supported);
   }
-  if (ec) why = ec.message();
+  if (ec) {
+    why = ec.message();
+    return ec;
+  }
+  // Connections queued before this process took the socket did not inherit
+  // what is set now: those sockets get TCP_NODELAY each (inherits_options_ stays false).
+  if (tcp_) set_inherited_options(fd);
+  prepare_listening();
   return ec;
 }
 
 std::uint16_t listener::port() const noexcept {
   boost::system::error_code ec;
+#if STET_SOCKET_READ_ON_REACTOR
+  if (tcp_listening_) return tcp_listening_->local_endpoint(ec).port();
+#endif
   return tcp_ ? tcp_->local_endpoint(ec).port() : 0;
 }
+
+bool listener::accepting() {
+  if (host_.stopping()) return false;
+  if (!host_.may_accept()) {
+    paused_ = true;
+    if (!host_.may_accept() || !paused_.exchange(false)) return false;
+  }
+  return true;
+}
+
+#if STET_SOCKET_READ_ON_REACTOR
+
+void listener::prepare_listening() {
+  boost::system::error_code ignored;
+  if (tcp_) {
+    const tcp::endpoint bound = tcp_->local_endpoint(ignored);
+    v6_ = bound.protocol() == tcp::v6();
+    tcp_listening_.emplace(io()).assign(bound.protocol(), tcp_->release(ignored), ignored);
+    tcp_.reset();
+  } else {
+    unix_listening_.emplace(io()).assign(local(), unix_->release(ignored), ignored);
+    unix_.reset();
+  }
+  // accept4 runs inside the reactor: it must fail with EAGAIN, never wait.
+  if (tcp_listening_) tcp_listening_->non_blocking(true, ignored);
+  if (unix_listening_) unix_listening_->non_blocking(true, ignored);
+  accept_op_ = std::make_shared<native_accept>(this, &listener::on_accepted);
+}
+
+void listener::accept_next() {
+  if (!accepting()) return;
+  if (tcp_listening_) {
+    native_accept::start(*tcp_listening_, accept_op_);
+  } else {
+    native_accept::start(*unix_listening_, accept_op_);
+  }
+}
+
+// Each socket goes to the next worker. On the acceptor's own worker it is
+// registered and its connection started right here, in this handler, so its
+// first read may wait for epoll untried (socket_read::assume); another
+// worker registers it on its own thread for the same reason.
+void listener::on_accepted(void* self, const boost::system::error_code& ec, int fd, const sockaddr_storage& peer) {
+  listener& l = *static_cast<listener*>(self);
+  if (ec == asio::error::operation_aborted || l.host_.stopping()) {
+    if (fd >= 0) ::close(fd);
+    return;
+  }
+  if (ec) {
+    l.on_accept_error(ec);
+    return;
+  }
+  l.host_.accepted();
+  worker& target = *l.targets_[l.next_++ % l.targets_.size()];
+  endpoint from = endpoint::unix_socket();
+  if (peer.ss_family == AF_INET || peer.ss_family == AF_INET6) {
+    tcp::endpoint e;
+    std::memcpy(e.data(), &peer, peer.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6));
+    from = to_endpoint(e);
+  }
+  const bool is_tcp = l.tcp_listening_.has_value();
+  if (&target.io() == &l.io()) {
+    if (is_tcp)
+      l.deliver<tcp>(target, fd, from);
+    else
+      l.deliver<local>(target, fd, from);
+  } else {
+    asio::post(target.io(), [&l, &target, fd, from, is_tcp] {
+      if (is_tcp)
+        l.deliver<tcp>(target, fd, from);
+      else
+        l.deliver<local>(target, fd, from);
+    });
+  }
+  l.accept_next();
+}
+
+// On the target worker's thread. A socket the reactor refused to register is
+// handed over closed: its connection's first read fails and closes it, counted.
+template <class Protocol>
+void listener::deliver(worker& target, int fd, const endpoint& from) {
+  typename Protocol::socket s(target.io());
+  boost::system::error_code ec;
+  if constexpr (std::is_same_v<Protocol, tcp>) {
+    assign_accepted(s, v6_ ? tcp::v6() : tcp::v4(), fd, ec);
+    if (!ec && !inherits_options_) s.set_option(tcp::no_delay(true), ec);
+  } else {
+    assign_accepted(s, local(), fd, ec);
+  }
+  if (ec && !s.is_open()) ::close(fd);
+  if (options_.proxy_protocol) {
+    start_proxy_intake(target, std::move(s), from, tls_.get());
+    return;
+  }
+  // The first read need not be tried: nothing consumed the socket's first
+  // readiness since it was registered (the intake above does consume it).
+  const accepted_as facts{std::is_same_v<Protocol, tcp> && inherits_options_, !ec};
+  target.adopt(secured(std::make_unique<socket_transport<Protocol>>(std::move(s), facts), tls_.get(), target.io()),
+               from);
+}
+
+#else
+
+void listener::prepare_listening() {}
 
 void listener::accept_next() {
   if (tcp_) {
@@ -212,6 +343,8 @@ void listener::accept_next() {
   }
 }
 
+#endif
+
 // Each socket is accepted straight into the next worker's io_context and
 // posted to it; the worker adopts it on its own thread. At max_connections one
 // more is accepted and a worker closes a connection that makes nobody wait to
@@ -219,11 +352,7 @@ void listener::accept_next() {
 // in the backlog) until a connection closes.
 template <class Acceptor, class Peer>
 void listener::accept_on(Acceptor& acceptor, Peer& peer) {
-  if (host_.stopping()) return;
-  if (!host_.may_accept()) {
-    paused_ = true;
-    if (!host_.may_accept() || !paused_.exchange(false)) return;
-  }
+  if (!accepting()) return;
   worker& target = *targets_[next_++ % targets_.size()];
   acceptor.async_accept(
       target.io(), peer,
@@ -280,6 +409,10 @@ void listener::close() {
     boost::system::error_code ignored;
     if (tcp_) tcp_->close(ignored);
     if (unix_) unix_->close(ignored);
+#if STET_SOCKET_READ_ON_REACTOR
+    if (tcp_listening_) tcp_listening_->close(ignored);
+    if (unix_listening_) unix_listening_->close(ignored);
+#endif
   });
 }
 

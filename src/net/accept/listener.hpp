@@ -2,8 +2,10 @@
 // One listening socket (TCP or unix-domain) and the workers it hands its
 // connections to, round-robin: the accept loop and nothing more.
 
+#include <stet/endpoint.hpp>
 #include <stet/server_options.hpp>
 
+#include "net/accept/native_accept.hpp"
 #include "net/asio.hpp"
 
 #include <boost/asio/local/stream_protocol.hpp>
@@ -78,6 +80,22 @@ class listener {
   void accept_on(Acceptor& acceptor, Peer& peer);
   void on_accept_error(const boost::system::error_code& ec);
   asio::io_context& io() noexcept;
+  /// Sets what accepted sockets inherit, and moves the listening descriptor
+  /// to where native_accept takes connections from it.
+  void prepare_listening();
+  /// Whether a connection may be accepted now; else accepting pauses.
+  bool accepting();
+#if STET_SOCKET_READ_ON_REACTOR
+  static void on_accepted(void* self, const boost::system::error_code& ec, int fd, const sockaddr_storage& peer);
+  template <class Protocol>
+  void deliver(worker& target, int fd, const endpoint& from);
+
+  std::optional<tcp::socket> tcp_listening_;  // the descriptor native_accept accepts on
+  std::optional<local::socket> unix_listening_;
+  std::shared_ptr<native_accept> accept_op_;
+  bool v6_ = false;  // the listening socket's family, which accepted sockets share
+#endif
+  bool inherits_options_ = false;  // accepted TCP sockets inherit TCP_NODELAY and TCP_INQ
 
   listener_host& host_;
   listen_options options_;

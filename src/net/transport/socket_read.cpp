@@ -37,14 +37,14 @@ void socket_read::start_on(int fd, asio::detail::reactor::per_descriptor_data& r
     // received FIN as one byte (Linux 4.18+). Without it nothing is ever known
     // to be drained and every read is tried at once, as Asio does.
     const int on = 1;
-    inq_reported_ = ::setsockopt(fd_, IPPROTO_TCP, TCP_INQ, &on, sizeof on) == 0;
+    inq_reported_ = inq_preset_ || ::setsockopt(fd_, IPPROTO_TCP, TCP_INQ, &on, sizeof on) == 0;
     drained_ = false;
   }
   target_ = t;
   keep_ = std::move(keep);
   ec_ = boost::system::error_code();
   bytes_transferred_ = 0;
-  skip_probe_ = drained_ && in_completion_ && answered;
+  skip_probe_ = (drained_ && in_completion_ && answered) || std::exchange(fresh_, false);
   if (skip_probe_) ++probes_skipped_;
   // Queued for the socket's next readiness edge; tried first unless skip_probe_.
   in_start_ = true;

@@ -51,6 +51,7 @@
 #if STET_SOCKET_READ_ON_REACTOR
 #include <boost/asio/detail/reactor.hpp>
 #include <boost/asio/detail/reactor_op.hpp>
+#include <boost/asio/detail/socket_ops.hpp>
 #endif
 
 namespace stet::detail {
@@ -82,11 +83,28 @@ void read_when_ready(Socket& socket, const io_target& t, std::shared_ptr<void> k
 // without a cast.
 template <class Socket>
 struct socket_registration : Socket {
-  static asio::detail::reactor::per_descriptor_data& of(Socket& socket) {
+  static auto& implementation(Socket& socket) {
     constexpr auto impl = &socket_registration::impl_;
-    return (socket.*impl).get_implementation().reactor_data_;
+    return (socket.*impl).get_implementation();
   }
+  static asio::detail::reactor::per_descriptor_data& of(Socket& socket) { return implementation(socket).reactor_data_; }
 };
+
+/// Hands `fd`, a stream socket accepted with SOCK_NONBLOCK (native_accept), to
+/// `socket` as what it is: Asio's assign() takes any descriptor for a possible
+/// duplicate of another (closing one then costs an epoll_ctl(DEL), since the
+/// kernel removes a descriptor from epoll only when its last duplicate closes)
+/// whose blocking mode it does not know (making it non-blocking costs an
+/// ioctl). Neither is true here: this descriptor has no duplicate, and it is
+/// non-blocking for the kernel, now for Asio too.
+template <class Socket>
+void assign_accepted(Socket& socket, const typename Socket::protocol_type& protocol, int fd,
+                     boost::system::error_code& ec) {
+  socket.assign(protocol, fd, ec);
+  if (ec) return;
+  socket_registration<Socket>::implementation(socket).state_ =
+      asio::detail::socket_ops::stream_oriented | asio::detail::socket_ops::non_blocking;
+}
 
 class socket_read final : public asio::detail::reactor_op {
  public:
@@ -105,6 +123,18 @@ class socket_read final : public asio::detail::reactor_op {
     // Asking the (type-erased) executor for its context costs a query: once.
     if (reactor_ == nullptr) reactor_ = &asio::use_service<asio::detail::reactor>(socket.get_executor().context());
     start_on(socket.native_handle(), socket_registration<Socket>::of(socket), t, answered, std::move(keep));
+  }
+
+  /// What the listener knows of the socket this read will serve, told before
+  /// the first start(): `inq_on`, TCP_INQ is on already (inherited from the
+  /// listening socket); `fresh`, the socket was registered with the reactor in
+  /// the handler that starts the first read, so no readiness was consumed yet
+  /// and that read may wait for the socket's first edge untried, as nginx's
+  /// first read waits for epoll (a client's request seldom arrives with the
+  /// handshake's last ACK, and trying costs an EAGAIN or a peek).
+  void assume(bool inq_on, bool fresh) noexcept {
+    inq_preset_ = inq_on;
+    fresh_ = fresh;
   }
 
   /// System calls saved so far (reads that were not tried at once).
@@ -126,6 +156,8 @@ class socket_read final : public asio::detail::reactor_op {
   io_target target_;
   std::shared_ptr<void> keep_;
   bool inq_reported_ = false;   // TCP_INQ is on for fd_
+  bool inq_preset_ = false;     // assume(): TCP_INQ was on from accept
+  bool fresh_ = false;          // assume(): the first read need not be tried
   bool drained_ = false;        // the last recv left nothing (no byte, no FIN) in the kernel
   bool in_completion_ = false;  // running done_: no event was consumed since that recv
   bool skip_probe_ = false;     // set only while start_op() runs
@@ -144,6 +176,7 @@ class socket_read {
   void start(Socket& socket, const io_target& t, bool /*answered*/, std::shared_ptr<void> keep) {
     read_when_ready(socket, t, std::move(keep));
   }
+  void assume(bool /*inq_on*/, bool /*fresh*/) noexcept {}
   std::size_t probes_skipped() const noexcept { return 0; }
   bool busy() const noexcept { return false; }
 };

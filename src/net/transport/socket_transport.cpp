@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <utility>
 
 namespace stet::detail {
 namespace {
@@ -34,9 +35,10 @@ std::size_t retrying(Call call, boost::system::error_code& ec) noexcept {
 }  // namespace
 
 template <class Protocol>
-socket_transport<Protocol>::socket_transport(socket_type socket) : socket_(std::move(socket)) {
+socket_transport<Protocol>::socket_transport(socket_type socket, accepted_as facts) : socket_(std::move(socket)) {
   boost::system::error_code ignored;
-  socket_.non_blocking(true, ignored);
+  if (!socket_.non_blocking()) socket_.non_blocking(true, ignored);
+  read_.assume(facts.inq_on, facts.fresh);
 }
 
 template <class Protocol>
@@ -47,7 +49,9 @@ void socket_transport<Protocol>::start_read(const io_target& t, bool answered, s
     read_when_ready(socket_, t, std::move(keep));
     return;
   }
-  read_.start(socket_, t, answered, std::move(keep));
+  // After shutdown_send() the answer is out: the read that waits for the
+  // client's FIN (a lingering close) is as good as answered.
+  read_.start(socket_, t, answered || std::exchange(sent_fin_, false), std::move(keep));
 }
 
 // One piece goes by send(), several by sendmsg(); MSG_NOSIGNAL: a peer that
@@ -115,6 +119,7 @@ template <class Protocol>
 void socket_transport<Protocol>::shutdown_send() noexcept {
   boost::system::error_code ignored;
   socket_.shutdown(socket_type::shutdown_send, ignored);
+  sent_fin_ = !ignored;
 }
 
 template <class Protocol>

@@ -11,15 +11,22 @@
 
 namespace stet::detail {
 
+/// What the listener knows of a socket it accepted (socket_read::assume()).
+struct accepted_as {
+  bool inq_on = false;  ///< TCP_INQ is on (inherited from the listening socket)
+  bool fresh = false;   ///< registered with the reactor in the handler that starts the first read
+};
+
 template <class Protocol>
 class socket_transport final : public transport {
  public:
   using socket_type = typename Protocol::socket;
 
-  /// Takes the socket and makes it non-blocking for the kernel and for Asio:
-  /// every write is tried from the worker thread first, and a full socket must
-  /// make it give way, not wait (Asio's own synchronous write_some would poll).
-  explicit socket_transport(socket_type socket);
+  /// Takes the socket and makes it non-blocking for the kernel and for Asio
+  /// (unless it is already, as native_accept's sockets are): every write is
+  /// tried from the worker thread first, and a full socket must make it give
+  /// way, not wait (Asio's own synchronous write_some would poll).
+  explicit socket_transport(socket_type socket, accepted_as facts = {});
 
   void start_read(const io_target& t, bool answered, std::shared_ptr<void>&& keep) override;
   std::size_t write_some(std::span<const iovec> pieces, boost::system::error_code& ec) noexcept override;
@@ -38,6 +45,7 @@ class socket_transport final : public transport {
  private:
   socket_type socket_;
   socket_read read_;
+  bool sent_fin_ = false;  // shutdown_send() succeeded and no read started since
 };
 
 using tcp_transport = socket_transport<tcp>;

@@ -161,6 +161,7 @@ bool tls_transport::advance_handshake() {
   const tls_engine::result r = engine_.handshake();
   input_.consume(engine_.input_used());
   boost::system::error_code ec;
+  const bool flight = output_.pending();
   const flushed sent = flush(ec);
   if (r == tls_engine::result::failed || sent == flushed::failed) {
     if (r == tls_engine::result::failed) handshake_failed(engine_.failure());
@@ -173,7 +174,9 @@ bool tls_transport::advance_handshake() {
     return false;
   }
   if (r == tls_engine::result::want_input) {
-    read_ciphertext(false, owner_.lock());
+    // A flight just went out whole: the client answers it, so nothing of its
+    // answer can be there yet (the read waits for it untried, as after a response).
+    read_ciphertext(flight, owner_.lock());
     return false;
   }
   counted_ = true;

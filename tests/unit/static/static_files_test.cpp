@@ -4,6 +4,7 @@
 #include <stet/static_files.hpp>
 
 #include "static/content_hash.hpp"
+#include "static/file_watch.hpp"
 #include "static/static_files_impl.hpp"
 
 #include "http/date_cache.hpp"
@@ -12,12 +13,14 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <latch>
 #include <random>
 #include <thread>
@@ -54,6 +57,9 @@ class StaticFiles : public ::testing::Test {
   static stet::static_options quick_options() {
     stet::static_options o;
     o.settle_time = 0ms;  // files written by the test are cached at once (see SettleTime)
+    // These tests hold every hit to its stat (the mode where watches are
+    // unavailable); the watched mode has its own tests (StaticFilesWatched).
+    o.watch_files = false;
     return o;
   }
   void start(stet::static_options o = quick_options(), std::string root = {}) {
@@ -612,6 +618,173 @@ TEST_F(StaticFiles, LargeFilesAreHashedInTheBackground) {
   EXPECT_EQ(url, "/static/big.bin?_hash=" + hash_of(big));
   EXPECT_EQ(stats().hashes, 1u);
   EXPECT_EQ(fetch(url.substr(8)).header("Cache-Control"), "public, max-age=31536000, immutable");
+}
+
+// ---------------------------------------------------------- watched mode --
+// With watch_files a hit that no inotify event touched is served without a
+// stat; an edit reaches the cache when its event is read. sync() reads what
+// the kernel queued, so each test sees its edit's event applied (as the
+// watcher thread would, on waking) before it asks again.
+
+class StaticFilesWatched : public StaticFiles {
+ protected:
+  static stet::static_options watched_options() {
+    stet::static_options o = quick_options();
+    o.watch_files = true;
+    return o;
+  }
+  void SetUp() override {
+    StaticFiles::SetUp();
+    start(watched_options());
+  }
+  void sync() { stet::detail::static_files_access::watch(*files_).sync(); }
+};
+
+TEST_F(StaticFilesWatched, HitsNeedNoStatUntilAnEventTouchesTheTree) {
+  EXPECT_EQ(fetch("app.css").body(), "body{color:red}");
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(fetch("app.css").body(), "body{color:red}");
+  sync();  // reading the file made no event that counts (IN_ACCESS, IN_OPEN are not watched)
+  EXPECT_EQ(fetch("app.css").body(), "body{color:red}");
+  EXPECT_EQ(stats().hits, 4u);
+  EXPECT_EQ(stats().revalidations, 0u);
+  // An unrelated file written in the tree: every entry is checked by stat once, then trusted again.
+  tree_.write("site/other.txt", "x");
+  sync();
+  fetch("app.css");
+  fetch("app.css");
+  EXPECT_EQ(stats().revalidations, 1u);
+  EXPECT_EQ(stats().reads, 1u);
+}
+
+TEST_F(StaticFilesWatched, EditInPlaceWithMtimeSetBackIsServedOnceItsEventIsRead) {
+  tree_.write("site/f.txt", std::string(100, 'A'));
+  const auto st = tree_.stat("site/f.txt");
+  const auto before = fetch("f.txt");
+  fetch("f.txt");
+  std::this_thread::sleep_for(20ms);  // let ctime move past a coarse timestamp tick
+  tree_.overwrite_in_place("site/f.txt", std::string(100, 'B'));
+  tree_.set_mtime("site/f.txt", st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  sync();
+  const auto after = fetch("f.txt");
+  EXPECT_EQ(after.body(), std::string(100, 'B'));
+  EXPECT_NE(after.header("ETag"), before.header("ETag"));
+  EXPECT_EQ(stats().invalidations, 1u);
+}
+
+TEST_F(StaticFilesWatched, RenameOverAndDeleteAreServedOnceTheirEventsAreRead) {
+  tree_.write("site/f.txt", "version one");
+  EXPECT_EQ(fetch("f.txt").body(), "version one");
+  EXPECT_EQ(fetch("f.txt").body(), "version one");
+  tree_.replace("site/f.txt", "version two");
+  sync();
+  EXPECT_EQ(fetch("f.txt").body(), "version two");
+  // The new inode is watched in turn: an edit of it in place is seen too.
+  fetch("f.txt");
+  tree_.overwrite_in_place("site/f.txt", "VERSION TWO");
+  sync();
+  EXPECT_EQ(fetch("f.txt").body(), "VERSION TWO");
+  std::filesystem::remove(tree_.path("site/f.txt"));
+  sync();
+  EXPECT_EQ(code(fetch("f.txt")), 404u);
+}
+
+TEST_F(StaticFilesWatched, AWriteThroughAHardLinkOutsideTheRootIsSeen) {
+  tree_.write("site/f.txt", "linked");
+  std::filesystem::create_hard_link(tree_.path("site/f.txt"), tree_.path("elsewhere.txt"));
+  EXPECT_EQ(fetch("f.txt").body(), "linked");
+  fetch("f.txt");
+  tree_.overwrite_in_place("elsewhere.txt", "LINKED");  // no event in any watched directory
+  sync();
+  EXPECT_EQ(fetch("f.txt").body(), "LINKED");
+}
+
+TEST_F(StaticFilesWatched, ARepointedRootSymlinkIsSeenThroughTheDirectoryAboveTheRoot) {
+  tree_.write("v1/app.css", "one");
+  tree_.write("v2/app.css", "two");
+  std::filesystem::create_directory_symlink("v1", tree_.path("current"));
+  start(watched_options(), tree_.path("current").string());
+  EXPECT_EQ(fetch("app.css").body(), "one");
+  EXPECT_EQ(fetch("app.css").body(), "one");
+  std::filesystem::create_directory_symlink("v2", tree_.path("current.new"));
+  std::filesystem::rename(tree_.path("current.new"), tree_.path("current"));
+  sync();
+  EXPECT_EQ(fetch("app.css").body(), "two");
+}
+
+TEST_F(StaticFilesWatched, WithoutWatchesEveryHitIsCheckedByStat) {
+  start(quick_options());  // watch_files = false: as when no watch can be added
+  fetch("app.css");
+  fetch("app.css");
+  fetch("app.css");
+  EXPECT_EQ(stats().revalidations, 2u);
+  tree_.overwrite_in_place("site/app.css", "body{color:RED}");
+  EXPECT_EQ(fetch("app.css").body(), "body{color:RED}");  // no event needed
+}
+
+// The ordering that makes the race harmless: the stamp is taken before the
+// watch is added and the file read, so an edit landing between the watch and
+// the read (or any time after) moves the epoch past the stamp.
+TEST(FileWatch, AnEditAfterTheWatchIsAddedMovesTheEpochPastTheStamp) {
+  temp_tree tree;
+  tree.write("site/f.txt", "one");
+  const std::string root = tree.path("site").string();
+  stet::detail::file_watch watch(64, /*threaded=*/false);
+  const std::uint64_t stamp = watch.epoch();
+  ASSERT_TRUE(watch.watch(root, "f.txt"));
+  std::ifstream(tree.path("site/f.txt")).get();  // the cache's own read
+  watch.sync();
+  EXPECT_TRUE(watch.unchanged_since(stamp));     // reads make no event that counts
+  tree.overwrite_in_place("site/f.txt", "two");  // the edit that lands before the read
+  watch.sync();
+  EXPECT_FALSE(watch.unchanged_since(stamp));
+  EXPECT_FALSE(watch.unchanged_since(stet::detail::file_watch::unwatched));
+}
+
+TEST(FileWatch, DirectoriesAboveTheRootCountOnlyTheNameOnThePath) {
+  temp_tree tree;
+  tree.write("site/f.txt", "one");
+  stet::detail::file_watch watch(64, false);
+  ASSERT_TRUE(watch.watch(tree.path("site").string(), "f.txt"));
+  const std::uint64_t stamp = watch.epoch();
+  tree.write("neighbour.txt", "x");  // beside the root: not on the path
+  watch.sync();
+  EXPECT_TRUE(watch.unchanged_since(stamp));
+  std::filesystem::rename(tree.path("site"), tree.path("site.old"));
+  watch.sync();
+  EXPECT_FALSE(watch.unchanged_since(stamp));
+}
+
+TEST(FileWatch, LostEventsInvalidateEveryStamp) {
+  temp_tree tree;
+  tree.write("site/f.txt", "one");
+  stet::detail::file_watch watch(64, false);
+  ASSERT_TRUE(watch.watch(tree.path("site").string(), "f.txt"));
+  const std::uint64_t stamp = watch.epoch();
+  // More events than the kernel queues for one instance: it drops the rest
+  // and queues IN_Q_OVERFLOW instead.
+  std::size_t limit = 16384;
+  std::ifstream("/proc/sys/fs/inotify/max_queued_events") >> limit;
+  ASSERT_LE(limit, 1u << 20) << "max_queued_events too large to overflow in a test";
+  // Two files in turn: the kernel merges an event identical to the one queued last.
+  const int a = ::open(tree.path("site/a.txt").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  const int b = ::open(tree.path("site/b.txt").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  for (std::size_t i = 0; i <= limit; ++i) ASSERT_EQ(::pwrite(i % 2 ? a : b, "x", 1, 0), 1);  // IN_MODIFY each
+  ::close(a);
+  ::close(b);
+  watch.sync();
+  EXPECT_GE(watch.overflows(), 1u);
+  EXPECT_FALSE(watch.unchanged_since(stamp));
+}
+
+TEST(FileWatch, NoWatchesLeftMeansUnwatched) {
+  temp_tree tree;
+  tree.write("site/d/f.txt", "one");
+  stet::detail::file_watch none(0, false);
+  EXPECT_FALSE(none.watch(tree.path("site").string(), "d/f.txt"));
+  stet::detail::file_watch few(2, false);  // "/" and one more: not the whole path
+  EXPECT_FALSE(few.watch(tree.path("site").string(), "d/f.txt"));
 }
 
 TEST(StaticFilesRoot, MissingRootThrows) {
