@@ -13,6 +13,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace {
@@ -202,6 +203,47 @@ TEST(DisconnectDuringHandler, ResponseToAGoneClientIsDropped) {
   }
   EXPECT_TRUE(eventually([&] { return server.get().open_connections() == 0; }));
   expect_still_serving(server.port());
+}
+
+// A client that asked to close and sent nothing after its request is not
+// waited for: the server closes at once, as nginx does, instead of reading
+// until the client's FIN. One that sent more behind its Connection: close is
+// lingered with, so the reset those unread bytes would cause cannot destroy
+// its answer. The client never closes first here, so only the server can
+// have let the first connection go.
+class CloseRequested : public ::testing::Test {
+ protected:
+  static stet::server_options options() {
+    stet::server_options o = long_timeouts();
+    o.linger_timeout = 60s;
+    return o;
+  }
+  test_app app_;
+  running_server server_{app_.routes(), options()};
+};
+
+TEST_F(CloseRequested, NothingSentAfterItClosesAtOnce) {
+  for (const std::string_view version : {"HTTP/1.1\r\nConnection: close", "HTTP/1.0"}) {
+    raw_client client(server_.port());
+    ASSERT_TRUE(client.send("GET /plaintext " + std::string(version) + "\r\nHost: x\r\n\r\n"));
+    const auto r = client.read_response();
+    ASSERT_TRUE(r && r->status == 200) << version;
+    EXPECT_TRUE(client.wait_closed(3s)) << version;
+    EXPECT_TRUE(eventually([&] { return server_.get().open_connections() == 0; }, 3s))
+        << version << ": the server waited for a client that said it was done";
+  }
+}
+
+TEST_F(CloseRequested, BytesAfterItAreLingeredWith) {
+  raw_client client(server_.port());
+  ASSERT_TRUE(
+      client.send("GET /plaintext HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /plaintext HTTP/1.1\r\n"));
+  const auto r = client.read_response();
+  ASSERT_TRUE(r && r->status == 200);
+  EXPECT_TRUE(client.wait_closed(3s));
+  EXPECT_EQ(server_.get().open_connections(), 1u) << "closed with unread bytes: a reset could destroy the answer";
+  client.shutdown_write();
+  EXPECT_TRUE(eventually([&] { return server_.get().open_connections() == 0; }, 3s));
 }
 
 }  // namespace
