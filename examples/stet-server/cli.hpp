@@ -33,6 +33,9 @@ struct options {
   // --websocket-budget-bytes: WebSocket messages being assembled, all
   // connections of a route together (websocket_options::max_total_message_bytes)
   std::uint64_t websocket_budget_bytes = std::uint64_t{256} << 20;
+  // --events-lifetime-ms: GET /events/chat/{room} streams end (with a retry
+  // hint, and clients resume) after this long; 0: never
+  std::uint64_t events_lifetime_ms = 0;
 };
 
 struct parse_outcome {

@@ -1,9 +1,9 @@
 #include "net/server/server_core.hpp"
 
+#include "metrics/pubsub_metrics.hpp"
 #include "net/accept/socket_activation.hpp"
 #include "route/router_access.hpp"
 #include "route/state.hpp"
-#include "websocket/frame_writer.hpp"
 
 #include <stet/readiness.hpp>
 
@@ -66,6 +66,8 @@ start_error server_core::start() {
     return failed;
   }
   started_ = true;
+  hub_.start();  // before anything is accepted: no publish finds the bus stopped
+  if (options_.metrics) add_pubsub_collector(*options_.metrics, hub_.current_bus());
   for (auto& group : listeners_) {
     for (auto& l : group) l->accept_next();
   }
@@ -274,8 +276,7 @@ start_error server_core::reopen_access_log() {
 }
 
 bool server_core::publish(std::string_view topic, std::string_view message, message_kind kind) {
-  const auto op = kind == message_kind::text ? ws::opcode::text : ws::opcode::binary;
-  return hub_.publish(topic, ws::make_shared_frame(op, message), nullptr);
+  return hub_.publish(topic, message, kind, nullptr);
 }
 
 void server_core::wait() {
