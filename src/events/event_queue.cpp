@@ -135,7 +135,7 @@ void event_queue::replayed(std::size_t index, std::string_view last_id, bus_repl
       for (const bus_record& e : r.events) {
         auto t = std::make_shared<std::string>();
         if (!append_event(*t, event{.data = e.data, .id = e.id})) continue;
-        if (queue_.size() + held_.size() + 1 >= options_.max_queued_events ||
+        if (queue_.size() + 1 >= options_.max_queued_events ||
             (!queue_.empty() && bytes_ + t->size() > options_.max_queued_bytes)) {
           cut = true;
           break;

@@ -1,5 +1,6 @@
 #include "pubsub/in_process_bus.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <utility>
@@ -32,7 +33,11 @@ std::shared_ptr<in_process_bus::topic_state> in_process_bus::find_or_add(std::st
   // Microseconds since the epoch: later than any id an earlier incarnation of
   // the topic handed out, unless it averaged over a million events a second.
   const auto now = std::chrono::system_clock::now().time_since_epoch();
-  t->next_id = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(now).count());
+  // And never below an id a forgotten topic handed out: within this process a
+  // topic that comes back continues past its earlier incarnation even within
+  // the same microsecond.
+  t->next_id = std::max(
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(now).count()), id_floor_);
   t->lru = lru_.insert(lru_.end(), t);
   try {
     topics_.emplace(t->name, t);
@@ -118,6 +123,7 @@ void in_process_bus::trim_totals() noexcept {
 
 bool in_process_bus::forget_if_empty(topic_state& t) noexcept {
   if (t.watchers > 0 || !t.history.empty()) return false;
+  id_floor_ = std::max(id_floor_, t.next_id);
   lru_.erase(t.lru);
   topics_.erase(t.name);  // may destroy t (a publisher in flight holds its own reference)
   return true;

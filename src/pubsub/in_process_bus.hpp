@@ -85,6 +85,7 @@ class in_process_bus final : public bus {
   std::unordered_map<std::string, std::shared_ptr<topic_state>, hash, std::equal_to<>> topics_;
   topic_list lru_;
   std::size_t total_bytes_ = 0;
+  std::uint64_t id_floor_ = 0;  // past every id a forgotten topic handed out
   sink deliver_;
   // Deliveries hold it shared, start() and stop() alone: after stop() returns
   // the sink is not called again.

@@ -2,6 +2,7 @@
 // handler and from topics (server::publish, WebSocket publishes), resume with
 // Last-Event-ID and the gap event, heartbeats, the bound on a slow reader, and
 // the retry hint of a stopping server.
+#include <stet/events.hpp>
 #include <stet/stet.hpp>
 
 #include "events/event_stats.hpp"
