@@ -49,6 +49,8 @@ struct event_stream_options {
   /// reconnects and, on a topic, resumes from the last event it received
   /// (Last-Event-ID), so nothing is lost while the topic's history holds it.
   std::size_t max_queued_events = 512;
+  /// Bytes of the events waiting, at most (see max_queued_events); one larger
+  /// event still goes when nothing else waits.
   std::size_t max_queued_bytes = 512 * 1024;
   /// The `retry:` hint of a stream the server ends (a stop, a full queue, max_lifetime).
   std::chrono::milliseconds retry_hint{1000};
@@ -90,6 +92,7 @@ class event_channel {
   /// Whether the stream has ended or is ending.
   bool closed() const noexcept;
 
+  /// Made by the stream for its on_open callback; copy that one to keep it.
   explicit event_channel(std::shared_ptr<detail::event_queue> q) noexcept : q_(std::move(q)) {}
 
  private:
