@@ -36,8 +36,8 @@ std::shared_ptr<in_process_bus::topic_state> in_process_bus::find_or_add(std::st
   // And never below an id a forgotten topic handed out: within this process a
   // topic that comes back continues past its earlier incarnation even within
   // the same microsecond.
-  t->next_id = std::max(
-      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(now).count()), id_floor_);
+  t->next_id = std::max(static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(now).count()),
+                        id_floor_);
   t->lru = lru_.insert(lru_.end(), t);
   try {
     topics_.emplace(t->name, t);
