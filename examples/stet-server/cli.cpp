@@ -170,13 +170,18 @@ std::string usage() {
       "                        an address, a CIDR, or unix)\n"
       "  --proxy-protocol      every connection starts with a PROXY v1/v2 header (all listeners)\n"
       "  --cors-origin ORIGIN  pages on ORIGIN may read /json, /echo, /report.json, /-/actor.json\n"
-      "                        and open /ws/echo, /ws/chat/{room} (repeatable); other origins'\n"
-      "                        WebSocket upgrades get 403, the server's own pages are always served\n"
+      "                        and open /ws/echo, /ws/chat/{room}, POST /chat/{room} (repeatable);\n"
+      "                        other origins' upgrades and chat posts get 403, the server's own\n"
+      "                        pages are always served\n"
       "  --pubsub redis://HOST:PORT  chat rooms span every instance connected to that Redis\n"
       "                        (default: this process only); Redis may come later, the\n"
       "                        server starts and keeps reconnecting\n"
       "  --websocket-budget-bytes N  messages being assembled on all of a WebSocket route's\n"
       "                        connections together (default 256 MiB; 0: none); past it 1013\n"
+      "chat rooms: /ws/chat/{room} (WebSocket), GET /events/chat/{room} (server-sent events,\n"
+      "         resumable with Last-Event-ID), POST /chat/{room} (text body, 64 KiB: 202) share\n"
+      "         one topic per room; --events-lifetime-ms N ends each event stream after N ms\n"
+      "         (with a retry hint: clients reconnect and resume; default 0: never)\n"
       "signals: TERM/INT staged stop (drain delay, drain); HUP reloads the TLS files and reopens\n"
       "         the access log; USR1 reopens the access log\n"
       "limits and timeouts (defaults are the library's):\n";
@@ -229,11 +234,12 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       continue;
     }
     const number_flag* limit = find_number_flag(flag);
-    const bool takes_value =
-        limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" || flag == "--static" ||
-        flag == "--static-prefix" || flag == "--static-revalidate-ms" || flag == "--secret" || flag == "--access-log" ||
-        flag == "--cors-origin" || is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes" ||
-        flag == "--websocket-budget-bytes" || flag == "--listen" || flag == "--trusted-proxy" || flag == "--cache-ms";
+    const bool takes_value = limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" ||
+                             flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
+                             flag == "--secret" || flag == "--access-log" || flag == "--cors-origin" ||
+                             is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes" ||
+                             flag == "--websocket-budget-bytes" || flag == "--events-lifetime-ms" ||
+                             flag == "--listen" || flag == "--trusted-proxy" || flag == "--cache-ms";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -286,6 +292,10 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       const auto ms = parse_number<unsigned>(value, 0, 86'400'000);
       if (!ms) return error(fmt::format("--cache-ms: '{}' is not 0-86400000", value));
       o.cache_ms = *ms;
+    } else if (flag == "--events-lifetime-ms") {
+      const auto n = parse_number<std::uint64_t>(value, 0, 86'400'000);
+      if (!n) return error(fmt::format("--events-lifetime-ms: '{}' is not a number from 0 to 86400000", value));
+      o.events_lifetime_ms = *n;
     } else if (flag == "--listen") {
       if (value.empty()) return error("--listen needs an address (HOST:PORT, [V6]:PORT, unix:PATH, fd:N, systemd)");
       o.server.listeners.push_back({std::string(value)});

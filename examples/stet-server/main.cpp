@@ -7,6 +7,7 @@
 #include <stet/stet.hpp>
 
 #include "cli.hpp"
+#include "event_routes.hpp"
 #include "report.hpp"
 #include "slow.hpp"
 #include "uploads.hpp"
@@ -297,6 +298,7 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
   stet_server::add_slow_route(routes);
   stet_server::add_upload_routes(routes, {upload_dir, o.max_upload_bytes, o.upload_digest});
   stet_server::add_websocket_routes(routes, o.cors_origins, o.websocket_budget_bytes);
+  stet_server::add_event_routes(routes, o.cors_origins, std::chrono::milliseconds(o.events_lifetime_ms));
   routes.get("/-/versions.json",
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   // A non-integer id does not match the route: 404. Written straight into the

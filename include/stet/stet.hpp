@@ -10,6 +10,7 @@
 #include <stet/cors.hpp>
 #include <stet/endpoint.hpp>
 #include <stet/error.hpp>
+#include <stet/events.hpp>
 #include <stet/form.hpp>
 #include <stet/headers.hpp>
 #include <stet/https.hpp>

@@ -255,6 +255,10 @@ constexpr std::string_view script = R"js(
     $('open').dataset.value = String(data.connections.open);
     let accepted = 'accepted ' + count(data.connections.accepted);
     if (data.connections.websockets != null) accepted += ' \u00b7 WebSockets ' + count(data.connections.websockets);
+    if (data.connections.event_streams != null) {
+      accepted += ' \u00b7 event streams ' + count(data.connections.event_streams) + ' \u00b7 topics: published ' +
+                  count(data.connections.published) + ', delivered ' + count(data.connections.delivered);
+    }
     $('accepted').textContent = accepted;
     const p = data.phases;
     $('phases').textContent = 'handler p50 ' + millis(p.handler.p50_ms) + ' \u00b7 p99 ' + millis(p.handler.p99_ms);

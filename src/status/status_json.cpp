@@ -176,7 +176,19 @@ void write_totals(json::writer& w, const metrics_snapshot& s) {
   w.key("requests").begin_object().member("total", s.answered).key("by_class");
   write_classes(w, classes_of(s));
   w.end_object();
-  w.key("connections").begin_object().member("open", s.open).member("accepted", s.accepted).end_object();
+  w.key("connections").begin_object().member("open", s.open).member("accepted", s.accepted);
+  // Event streams and topics: null until a server with its bus reports them.
+  const auto or_null = [&w](std::string_view key, std::optional<std::uint64_t> v) {
+    if (v) {
+      w.member(key, *v);
+    } else {
+      w.key(key).null();
+    }
+  };
+  or_null("event_streams", sample_value(s, "stet_sse_streams_open"));
+  or_null("published", sample_value(s, "stet_pubsub_published_total"));
+  or_null("delivered", sample_value(s, "stet_pubsub_delivered_total"));
+  w.end_object();
   w.key("phases").begin_object();
   for (std::size_t p = 0; p < phase_count; ++p) {
     w.key(to_string(static_cast<phase>(p))).begin_object().member("count", s.phases[p].count);

@@ -378,7 +378,7 @@ void session::leave_topics() noexcept {
 
 bool session::publish(std::string_view topic, std::string_view message, message_kind kind) {
   single_writer_add(env_.counters().published);
-  return env_.publish(topic, make_shared_frame(opcode_of(kind), message));
+  return env_.publish(topic, message, kind);
 }
 
 }  // namespace stet::detail::ws

@@ -62,9 +62,10 @@ class session_env {
   virtual void topic_opened(std::string_view name) = 0;
   /// A topic here is about to lose its last subscriber.
   virtual void topic_closing(std::string_view name) noexcept = 0;
-  /// Delivers `frame` to every subscriber of `topic` on every worker: here at
-  /// once, posted to the others. Whether any worker has subscribers.
-  virtual bool publish(std::string_view topic, const std::shared_ptr<const std::string>& frame) = 0;
+  /// Publishes `message` to `topic` (through the server's hub and bus): every
+  /// subscriber on every worker receives it, those here at once when the bus
+  /// delivers at once. Whether any worker has subscribers.
+  virtual bool publish(std::string_view topic, std::string_view message, message_kind kind) = 0;
   virtual websocket_counters& counters() noexcept = 0;
   /// A buffer for compressed output, reused by every session of the worker.
   virtual std::string& scratch() noexcept = 0;

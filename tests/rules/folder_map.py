@@ -48,7 +48,7 @@ FOLDERS = (
            "`server_core` (binds every listener, starts the workers, the stop sequence; its TLS side: "
            "`server_tls.cpp`), `worker` (one thread and its io_context, the exchange pool), `deadline_set` (the worker's "
            "timeouts, HTTP and WebSocket alike, on one timer: lists of `deadline_list`), `worker_executor` (resumes suspended coroutine handlers on the worker's loop)",
-           ("net", "net/accept", "net/http1", "net/transport", "net/ws", "coro", "counters", "http", "log",
+           ("net", "net/accept", "net/http1", "net/transport", "net/ws", "coro", "counters", "events", "http", "log",
             "metrics", "pubsub", "request", "route", "tls", "websocket")),
     Folder("process", "the process",
            "`run_until_signal.cpp` (`<stet/run.hpp>`): starts a server, waits for SIGINT or SIGTERM (a pipe "
@@ -71,13 +71,14 @@ FOLDERS = (
            ("metrics",)),
     Folder("net/http1", "the connection",
            "`connection` (the HTTP/1.1 state machine only), `connection_body.cpp` (per-route body limits, "
-           "100-continue, streamed bodies), `connection_write.cpp` (answers out, the upgrade hand-off), `exchange` "
+           "100-continue, streamed bodies), `connection_write.cpp` (answers out, the upgrade hand-off), `connection_park.cpp` (a "
+           "streamed answer waiting for events), `exchange` "
            "(what a busy connection borrows: read buffer, parser, request, arena, output queue), `request_assembly` "
            "(a parsed head becomes the request, once), `output_queue` (out buffer, attached bodies, gather write, "
            "sendfile), `stream_pump` (a streamed answer, piece by piece), `exchange_observer` (timings, route "
            "counters, Server-Timing, the access log)",
-           ("net/server", "net/transport", "net/ws", "counters", "http", "log", "metrics", "request", "response",
-            "route", "websocket")),
+           ("net/server", "net/transport", "net/ws", "counters", "events", "http", "log", "metrics", "request",
+            "response", "route", "websocket")),
     Folder("http", "wire protocol",
            "`request_parser` (llhttp, limits, framing rules), `target` (path/query/absolute-form splitting), "
            "`response_writer` (status line, Date, Content-Length, chunk framing), `date_cache`, `conditional` "
@@ -135,12 +136,22 @@ FOLDERS = (
            ("counters", "http", "metrics", "response")),
     Folder("net/ws", "WebSocket sessions",
            "`websocket_connection` (the transport the connection handed over after the 101, gather writes), "
-           "`websocket_worker` (a worker's sessions, read buffers and timers), `websocket_hub` (publish across "
-           "workers), `websocket_mailbox` (what other threads post to a worker's sessions)",
-           ("net", "net/server", "net/transport", "counters", "metrics", "websocket")),
+           "`websocket_worker` (a worker's sessions, read buffers and timers, its topic tables), `topic_hub` (one "
+           "hub for WebSocket and event-stream topics: publishes through the bus, deliveries built once and fanned "
+           "out across workers), `event_members` (a worker's event streams by topic), `websocket_mailbox` (what "
+           "other threads post to a worker's sessions and streams)",
+           ("net", "net/server", "net/transport", "counters", "events", "metrics", "pubsub", "websocket")),
+    Folder("events", "server-sent events",
+           "`text/event-stream` without sockets: the wire form (`event_format`), a stream's bounded queue "
+           "(`event_queue`: overflow ends the stream with a retry hint; replay before live events), "
+           "`event_stream.cpp` (`<stet/events.hpp>`: the producer that parks its connection while no event "
+           "waits, the channel), the seams to the worker's topics (`event_topics`) and to the connection "
+           "(`stream_parking`), `event_stats`",
+           ("pubsub",)),
     Folder("pubsub", "topics across instances",
            "the seam between the topic hub and where a published message travels (`bus`): ids, order and "
-           "history per topic come from the bus, in-process or Redis; the choice from `server_options::pubsub` "
+           "history per topic come from the bus, in-process (`in_process_bus`: per-topic counters, bounded "
+           "history) or Redis; the choice from `server_options::pubsub` "
            "(`make_bus`, `redis_url`); the Redis bus's options and factory (`redis_bus`, built in `net/redis`), "
            "its ids (`stream_id`)",
            ("counters",)),
@@ -160,9 +171,10 @@ FOLDERS = (
     Folder("metrics", "metrics",
            "Prometheus exposition (`exposition`, `metrics.cpp`) of requests, phases (`phase_record`), routes "
            "(`route_metrics`), every cache family (`cache_families`, `cache_metrics`, `static_metrics.cpp`), "
-           "WebSocket and offload figures (`websocket_metrics`, `offload_metrics`), what a worker counts "
+           "WebSocket and offload figures (`websocket_metrics`, `offload_metrics`), topics and event streams "
+           "(`pubsub_metrics`), what a worker counts "
            "(`worker_counters`), the `snapshot` the status page reads too, `versions.cpp`",
-           ("coro", "counters", "crypto", "route")),
+           ("coro", "counters", "crypto", "events", "pubsub", "route")),
     Folder("net", "Asio",
            "`asio.hpp`: the one Asio include, and the precompiled header of everything under src/net/"),
 )

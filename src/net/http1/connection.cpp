@@ -59,6 +59,8 @@ void connection::give_back_exchange(bool clean) noexcept {
 
 void connection::drain() {
   draining_ = true;
+  // A stream waiting for events is told now (stopping()): it ends with a retry hint.
+  if (parked_) unpark(park_generation_);
   if (phase_ != phase::reading || in_message() || (x_ && x_->begin != x_->end)) return;
   // Idle as far as we know, but bytes the kernel already holds are a request
   // the client sent before it could learn of the stop. Closing now would reset
@@ -73,6 +75,8 @@ void connection::close() noexcept {
   const std::shared_ptr<connection> alive = shared_from_this();
   phase_ = phase::closed;
   worker::disarm(deadline_);
+  parked_ = false;
+  park_timer_.reset();  // now: the connection may outlive its io_context (below)
   abort_stream(std::make_error_code(std::errc::connection_aborted));
   stream_->close();
   owner_.closed(*this);

@@ -14,6 +14,7 @@
 #include <stet/request.hpp>
 #include <stet/response.hpp>
 
+#include "events/stream_parking.hpp"
 #include "net/http1/exchange.hpp"
 #include "net/http1/exchange_observer.hpp"
 #include "net/http1/request_assembly.hpp"
@@ -32,7 +33,9 @@ namespace stet::detail {
 class worker;
 struct websocket_upgrade;
 
-class connection final : public std::enable_shared_from_this<connection>, public deadline_target {
+class connection final : public std::enable_shared_from_this<connection>,
+                         public deadline_target,
+                         public stream_parking {  // connection_park.cpp
  public:
   connection(worker& owner, std::unique_ptr<transport> stream, const endpoint& peer);
   connection(const connection&) = delete;
@@ -52,6 +55,11 @@ class connection final : public std::enable_shared_from_this<connection>, public
   void set_address_counted() noexcept { address_counted_ = true; }
   /// The connection's own scheme, before any proxy says otherwise.
   std::string_view scheme() const noexcept { return stream_->tls() != nullptr ? "https" : "http"; }
+
+  // stream_parking (connection_park.cpp): a streamed answer fed from
+  // elsewhere (server-sent events) waits here instead of being asked again.
+  std::function<void()> park(std::chrono::milliseconds at_most) override;
+  bool stopping() const noexcept override { return draining_; }
 
  private:
   enum class phase : std::uint8_t { reading, writing, awaiting, lingering, closed };
@@ -105,6 +113,9 @@ class connection final : public std::enable_shared_from_this<connection>, public
   static void writable(void* self, const boost::system::error_code& ec, std::size_t);
   void on_written();
   void pump();
+  void wait_parked();
+  void unpark(std::uint64_t generation);
+  static void parked_peer_stirred(void* self, const boost::system::error_code& ec, std::size_t);
   void after_write();
   void hand_over();
   void linger();
@@ -146,6 +157,9 @@ class connection final : public std::enable_shared_from_this<connection>, public
   bool head_assembled_ = false;  // the open message's request was assembled (and matched) at its head's end
   bool watching_peer_ = false;   // while awaiting: told if the client leaves
   bool address_counted_ = false;
+  bool parked_ = false;                             // the stream's producer waits for a wake (park())
+  std::uint64_t park_generation_ = 0;               // a wake or timer of an earlier park does nothing
+  std::unique_ptr<asio::steady_timer> park_timer_;  // made on the first park with a limit
 };
 
 }  // namespace stet::detail

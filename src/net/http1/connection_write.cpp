@@ -89,12 +89,16 @@ void connection::on_written() {
 }
 
 void connection::pump() {
-  switch (pump_stream(*x_, stream_chunked_, owner_)) {
+  switch (pump_stream(*x_, stream_chunked_, owner_, this)) {
     case pump_result::piece:
       writing_piece_ = true;
       write_next();
       return;
     case pump_result::nothing_yet:
+      if (parked_) {
+        wait_parked();
+        return;
+      }
       // Let the other connections run before asking again.
       asio::post(owner_.io(), [self = shared_from_this()] {
         if (self->phase_ == phase::writing) self->pump();

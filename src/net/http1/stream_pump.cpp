@@ -1,5 +1,6 @@
 #include "net/http1/stream_pump.hpp"
 
+#include "events/stream_parking.hpp"
 #include "http/response_writer.hpp"
 #include "net/http1/exchange.hpp"
 #include "net/server/worker.hpp"
@@ -13,11 +14,12 @@ constexpr std::size_t stream_chunk_bytes = 64 * 1024;
 
 }  // namespace
 
-pump_result pump_stream(exchange& x, bool chunked, const worker& owner) {
+pump_result pump_stream(exchange& x, bool chunked, const worker& owner, stream_parking* parking) {
   x.chunk.clear();
   bool more = false;
   try {
     stream_writer writer(x.chunk, stream_chunk_bytes);
+    const scoped_stream_parking offered(parking);
     more = x.stream.producer()(writer);
   } catch (const std::exception& e) {
     owner.report_error("stream producer", {}, e.what());

@@ -10,6 +10,7 @@ namespace stet::detail {
 
 struct exchange;
 class worker;
+class stream_parking;
 
 enum class pump_result : std::uint8_t {
   piece,        ///< a piece (and maybe the end) is queued: write it
@@ -19,6 +20,7 @@ enum class pump_result : std::uint8_t {
 };
 
 /// Asks x.stream's producer for its next piece and queues it.
-pump_result pump_stream(exchange& x, bool chunked, const worker& owner);
+/// `parking`: offered to the producer while it runs (current_stream_parking()).
+pump_result pump_stream(exchange& x, bool chunked, const worker& owner, stream_parking* parking);
 
 }  // namespace stet::detail

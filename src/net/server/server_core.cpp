@@ -1,10 +1,10 @@
 #include "net/server/server_core.hpp"
 
+#include "metrics/pubsub_metrics.hpp"
 #include "net/accept/socket_activation.hpp"
 #include "pubsub/make_bus.hpp"
 #include "route/router_access.hpp"
 #include "route/state.hpp"
-#include "websocket/frame_writer.hpp"
 
 #include <stet/readiness.hpp>
 
@@ -43,7 +43,11 @@ config_error server_core::start() {
   proxy_trust_result trust = proxy_trust::compile(options_.trusted_proxies);
   if (trust.error) return {std::make_error_code(std::errc::invalid_argument), trust.error->message()};
   trust_ = std::move(trust.trust);
-  if (config_error failed = pubsub_error(options_)) return failed;
+  // The bus the topics travel on: in-process unless options_.pubsub names a
+  // Redis; a value that is not a usable URL fails here, before anything is bound.
+  bus_choice chosen = make_bus(options_);
+  if (chosen.error) return std::move(chosen.error);
+  if (chosen.chosen) hub_.use_bus(std::move(chosen.chosen));
   if (options_.access_log.enabled) {
     log_sink_ = std::make_unique<access_log_sink>(options_.access_log.path);
     if (const std::error_code open_error = log_sink_->open_error()) {
@@ -69,6 +73,8 @@ config_error server_core::start() {
     return failed;
   }
   started_ = true;
+  hub_.start();  // before anything is accepted: no publish finds the bus stopped
+  if (options_.metrics) add_pubsub_collector(*options_.metrics, hub_.current_bus());
   for (auto& group : listeners_) {
     for (auto& l : group) l->accept_next();
   }
@@ -277,8 +283,7 @@ config_error server_core::reopen_access_log() {
 }
 
 bool server_core::publish(std::string_view topic, std::string_view message, message_kind kind) {
-  const auto op = kind == message_kind::text ? ws::opcode::text : ws::opcode::binary;
-  return hub_.publish(topic, ws::make_shared_frame(op, message), nullptr);
+  return hub_.publish(topic, message, kind, nullptr);
 }
 
 void server_core::wait() {

@@ -11,7 +11,7 @@
 #include "net/accept/address_counts.hpp"
 #include "net/accept/listener.hpp"
 #include "net/server/worker.hpp"
-#include "net/ws/websocket_hub.hpp"
+#include "net/ws/topic_hub.hpp"
 #include "request/proxy_trust.hpp"
 #include "tls/tls_service.hpp"
 
@@ -68,7 +68,7 @@ class server_core final : public connection_host, public listener_host {
   // Outlives the workers too: a worker's thread ends only after every function
   // it offloaded returned.
   std::unique_ptr<offload_pool> offload_;
-  websocket_hub hub_;  // outlives the workers' WebSocket states, which join it
+  topic_hub hub_;  // outlives the workers' topic states, which join it
   std::vector<std::unique_ptr<worker>> workers_;
   // Per listen_options entry, its listeners: one, or one per worker with SO_REUSEPORT.
   std::vector<std::vector<std::unique_ptr<listener>>> listeners_;

@@ -4,6 +4,7 @@
 #include "log/sigpipe.hpp"
 #include "net/accept/proxy_intake.hpp"
 #include "net/http1/connection.hpp"
+#include "net/ws/topic_hub.hpp"
 #include "net/ws/websocket_worker.hpp"
 #include "request/proxy_trust.hpp"
 #include "route/router_access.hpp"
@@ -88,9 +89,11 @@ void worker::enter_thread() noexcept {
   install_thread_memo_stats(&memo_);
   install_thread_frame_pool(&frames_);
   install_thread_executor(&tasks_);
+  set_current_event_topics(this);
 }
 
 void worker::leave_thread() noexcept {
+  set_current_event_topics(nullptr);
   install_thread_executor(nullptr);
   install_thread_frame_pool(nullptr);
   install_thread_memo_stats(nullptr);
@@ -194,6 +197,27 @@ void worker::intake_finished(proxy_intake_base& intake, bool adopted) noexcept {
 websocket_worker& worker::websockets() {
   if (!websockets_) websockets_ = std::make_unique<websocket_worker>(*this, websocket_hub_);
   return *websockets_;
+}
+
+void worker::subscribe(std::string_view topic, const std::shared_ptr<event_queue>& q, std::size_t index) {
+  websockets().subscribe_events(topic, q, index);
+}
+
+void worker::unsubscribe_all(event_queue& q) noexcept {
+  if (websockets_) websockets_->unsubscribe_events(q);
+}
+
+void worker::replay(std::string_view topic, std::string_view last_id, std::size_t limit, bus::replay_done done) {
+  if (websocket_hub_ != nullptr) {
+    websocket_hub_->replay(topic, last_id, limit, std::move(done));
+    return;
+  }
+  done(bus_replay{});  // no hub (a worker turned by hand): nothing was published
+}
+
+bool worker::publish(std::string_view topic, std::string_view message) {
+  if (websocket_hub_ != nullptr) return websocket_hub_->publish(topic, message, message_kind::text, websockets_.get());
+  return websockets().publish(topic, message, message_kind::text);
 }
 
 void worker::handed_over(connection& c) noexcept {

@@ -8,6 +8,7 @@
 
 #include "coro/frame_pool.hpp"
 #include "counters/memo_stats.hpp"
+#include "events/event_topics.hpp"
 #include "http/response_writer.hpp"
 #include "log/access_log.hpp"
 #include "metrics/worker_counters.hpp"
@@ -29,7 +30,7 @@ namespace stet::detail {
 class connection;
 class proxy_intake_base;
 class proxy_trust;
-class websocket_hub;
+class topic_hub;
 class websocket_worker;
 
 /// Who a worker tells when one of its connections closes (the server counts
@@ -53,7 +54,7 @@ class connection_host {
   ~connection_host() = default;
 };
 
-class worker {
+class worker final : public event_topics {
  public:
   /// `offload`: the server's blocking pool for stet::offload (null: offloaded
   /// functions run inline, as in tests that turn a worker by hand).
@@ -88,8 +89,8 @@ class worker {
   void start_thread();
   void join();
   /// Makes the calling thread this worker's: its memo counters, coroutine
-  /// frame pool and executor (start_thread() does; a test turning the loop by
-  /// hand may). Undone by leave_thread().
+  /// frame pool, executor and event topics (start_thread() does; a test turning
+  /// the loop by hand may). Undone by leave_thread().
   void enter_thread() noexcept;
   static void leave_thread() noexcept;
 
@@ -126,7 +127,13 @@ class worker {
   /// The WebSocket sessions' state (made on first use; see websocket_worker.hpp).
   websocket_worker& websockets();
   /// The hub publishes go through across workers (set by the server before start; none in tests).
-  void set_websocket_hub(websocket_hub* hub) noexcept { websocket_hub_ = hub; }
+  void set_websocket_hub(topic_hub* hub) noexcept { websocket_hub_ = hub; }
+  // event_topics: an event stream's subscriptions live in the same topic
+  // state as the WebSocket sessions' (made on first use too).
+  void subscribe(std::string_view topic, const std::shared_ptr<event_queue>& q, std::size_t index) override;
+  void unsubscribe_all(event_queue& q) noexcept override;
+  void replay(std::string_view topic, std::string_view last_id, std::size_t limit, bus::replay_done done) override;
+  bool publish(std::string_view topic, std::string_view message) override;
   /// `c` handed its transport to a WebSocket session: forget it, still counted open.
   void handed_over(connection& c) noexcept;
   /// A WebSocket session ended: its connection is closed now.
@@ -166,7 +173,7 @@ class worker {
 
   std::unordered_set<connection*> connections_;
   std::unordered_set<proxy_intake_base*> intakes_;
-  websocket_hub* websocket_hub_ = nullptr;
+  topic_hub* websocket_hub_ = nullptr;
   std::unique_ptr<websocket_worker> websockets_;  // last: its sessions refer to the rest
 };
 

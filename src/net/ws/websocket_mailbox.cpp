@@ -14,7 +14,9 @@ websocket_mailbox::websocket_mailbox(asio::io_context& io, limits l, websocket_c
 }
 
 websocket_mailbox::post_result websocket_mailbox::post(const std::shared_ptr<const websocket_publication>& p) {
-  return push({p, {}, entry_bytes + p->topic.size() + p->frame->size()});
+  const std::size_t payload =
+      p->topic.size() + p->id.size() + (p->frame ? p->frame->size() : 0) + (p->event ? p->event->size() : 0);
+  return push({p, {}, entry_bytes + payload});
 }
 
 websocket_mailbox::post_result websocket_mailbox::post(std::function<void()> task, std::size_t payload_bytes) {

@@ -24,10 +24,14 @@
 
 namespace stet::detail {
 
-/// One publish on its way to another worker: the topic and the frame, shared.
+/// One delivery of a topic on its way to a worker: built once, shared by
+/// every worker it goes to. The frame is for WebSocket subscribers, the event
+/// text for event streams; each is null when no worker has such subscribers.
 struct websocket_publication {
-  std::string topic;
-  std::shared_ptr<const std::string> frame;
+  std::string topic = {};
+  std::shared_ptr<const std::string> frame = {};
+  std::string id = {};  // the bus's
+  std::shared_ptr<const std::string> event = {};
 };
 
 class websocket_mailbox : public std::enable_shared_from_this<websocket_mailbox> {

@@ -1,21 +1,23 @@
 #include "net/ws/websocket_worker.hpp"
 
 #include "net/server/worker.hpp"
+#include "net/ws/topic_hub.hpp"
 #include "net/ws/websocket_connection.hpp"
-#include "net/ws/websocket_hub.hpp"
+#include "websocket/frame_writer.hpp"
+#include "websocket/protocol.hpp"
 
 #include <algorithm>
 
 namespace stet::detail {
 
-websocket_worker::websocket_worker(worker& owner, websocket_hub* hub)
+websocket_worker::websocket_worker(worker& owner, topic_hub* hub)
     : owner_(owner),
       hub_(hub),
-      mailbox_(std::make_shared<websocket_mailbox>(
-          owner.io(),
-          websocket_mailbox::limits{owner.options().websocket_mailbox_messages,
-                                    owner.options().websocket_mailbox_bytes},
-          owner.counters().websockets, [this](const websocket_publication& p) { deliver(p.topic, p.frame); })),
+      mailbox_(std::make_shared<websocket_mailbox>(owner.io(),
+                                                   websocket_mailbox::limits{owner.options().websocket_mailbox_messages,
+                                                                             owner.options().websocket_mailbox_bytes},
+                                                   owner.counters().websockets,
+                                                   [this](const websocket_publication& p) { deliver(p); })),
       discard_(new char[ws::read_block_bytes]) {
   blocks_.reserve(retained_blocks);
   if (hub_ != nullptr) hub_slot_ = hub_->join(*this);
@@ -117,12 +119,32 @@ void websocket_worker::give_block(char* block) noexcept {
 
 std::span<char> websocket_worker::discard_buffer() noexcept { return {discard_.get(), ws::read_block_bytes}; }
 
-void websocket_worker::deliver(std::string_view topic, const std::shared_ptr<const std::string>& frame) noexcept {
-  const ws::topic_table::topic* t = topics_.find(topic);
+void websocket_worker::deliver(const websocket_publication& p) noexcept {
+  if (p.event) events_.deliver(p.topic, p.id, p.event);
+  if (!p.frame) return;
+  const ws::topic_table::topic* t = topics_.find(p.topic);
   if (t == nullptr) return;
   // Sessions only queue here (one marked for termination waits for its
   // flush), so the member list cannot change under the loop.
-  for (ws::session* s : t->members) s->deliver(frame);
+  for (ws::session* s : t->members) s->deliver(p.frame);
+}
+
+void websocket_worker::subscribe_events(std::string_view topic, const std::shared_ptr<event_queue>& q,
+                                        std::size_t index) {
+  const bool created = events_.add(topic, q, index);
+  if (!created || hub_ == nullptr) return;
+  try {
+    hub_->topic_opened(topic, hub_slot_, topic_hub::event_members);
+  } catch (...) {
+    events_.remove(*q, [](std::string_view) {});
+    throw;
+  }
+}
+
+void websocket_worker::unsubscribe_events(event_queue& q) noexcept {
+  events_.remove(q, [this](std::string_view topic) {
+    if (hub_ != nullptr) hub_->topic_closing(topic, hub_slot_, topic_hub::event_members);
+  });
 }
 
 websocket_mailbox::post_result websocket_worker::post_delivery(const std::shared_ptr<const websocket_publication>& p) {
@@ -130,17 +152,21 @@ websocket_mailbox::post_result websocket_worker::post_delivery(const std::shared
 }
 
 void websocket_worker::topic_opened(std::string_view name) {
-  if (hub_ != nullptr) hub_->topic_opened(name, hub_slot_);
+  if (hub_ != nullptr) hub_->topic_opened(name, hub_slot_, topic_hub::websocket_members);
 }
 
 void websocket_worker::topic_closing(std::string_view name) noexcept {
-  if (hub_ != nullptr) hub_->topic_closing(name, hub_slot_);
+  if (hub_ != nullptr) hub_->topic_closing(name, hub_slot_, topic_hub::websocket_members);
 }
 
-bool websocket_worker::publish(std::string_view topic, const std::shared_ptr<const std::string>& frame) {
-  if (hub_ != nullptr) return hub_->publish(topic, frame, this);
+bool websocket_worker::publish(std::string_view topic, std::string_view message, message_kind kind) {
+  if (hub_ != nullptr) return hub_->publish(topic, message, kind, this);
+  // No hub (a worker turned by hand in tests): this worker's sessions only, without a bus.
   const bool any = topics_.find(topic) != nullptr;
-  deliver(topic, frame);
+  websocket_publication p{
+      std::string(topic),
+      ws::make_shared_frame(kind == message_kind::text ? ws::opcode::text : ws::opcode::binary, message)};
+  deliver(p);
   return any;
 }
 

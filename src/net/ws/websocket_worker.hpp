@@ -1,14 +1,16 @@
 #pragma once
-// A worker's WebSocket state, made the first time one of its connections is
-// upgraded: the sessions it runs, their read buffers (a pool: a session holds
-// one only while bytes are being read), their timers, the batch of sessions
-// whose output waits to be written, its topic table, and the mailbox other
-// threads post to.
+// A worker's WebSocket and topic state, made the first time one of its
+// connections is upgraded or an event stream of it subscribes to a topic: the
+// sessions it runs, their read buffers (a pool: a session holds one only while
+// bytes are being read), their timers, the batch of sessions whose output
+// waits to be written, its topic tables (WebSocket sessions, event streams),
+// and the mailbox other threads post to.
 
 #include "metrics/worker_counters.hpp"
 
 #include "net/asio.hpp"
 #include "net/server/deadline_list.hpp"
+#include "net/ws/event_members.hpp"
 #include "net/ws/websocket_mailbox.hpp"
 #include "websocket/session.hpp"
 #include "websocket/topic_table.hpp"
@@ -24,12 +26,12 @@
 namespace stet::detail {
 
 class worker;
-class websocket_hub;
+class topic_hub;
 class websocket_connection;
 
 class websocket_worker final : public ws::session_env {
  public:
-  websocket_worker(worker& owner, websocket_hub* hub);
+  websocket_worker(worker& owner, topic_hub* hub);
   websocket_worker(const websocket_worker&) = delete;
   websocket_worker& operator=(const websocket_worker&) = delete;
   ~websocket_worker();
@@ -62,8 +64,13 @@ class websocket_worker final : public ws::session_env {
   /// Where lingering sessions read what they throw away.
   std::span<char> discard_buffer() noexcept;
 
-  /// Runs on this thread: `topic`'s frame to its subscribers here.
-  void deliver(std::string_view topic, const std::shared_ptr<const std::string>& frame) noexcept;
+  /// Runs on this thread: a topic's delivery to its subscribers here (the
+  /// frame to WebSocket sessions, the event text to event streams).
+  void deliver(const websocket_publication& p) noexcept;
+  /// An event stream's subscription `index` of `topic` / all of `q`'s end.
+  /// @throws std::bad_alloc
+  void subscribe_events(std::string_view topic, const std::shared_ptr<event_queue>& q, std::size_t index);
+  void unsubscribe_events(event_queue& q) noexcept;
   /// From another thread (the hub): posts a delivery here; refused (and
   /// counted) when the mailbox is full.
   websocket_mailbox::post_result post_delivery(const std::shared_ptr<const websocket_publication>& p);
@@ -72,7 +79,7 @@ class websocket_worker final : public ws::session_env {
   ws::topic_table& topics() noexcept override { return topics_; }
   void topic_opened(std::string_view name) override;
   void topic_closing(std::string_view name) noexcept override;
-  bool publish(std::string_view topic, const std::shared_ptr<const std::string>& frame) override;
+  bool publish(std::string_view topic, std::string_view message, message_kind kind) override;
   websocket_counters& counters() noexcept override;
   std::string& scratch() noexcept override { return scratch_; }
   void report_error(std::string_view what) noexcept override;
@@ -83,7 +90,7 @@ class websocket_worker final : public ws::session_env {
   void flush_dirty() noexcept;
 
   worker& owner_;
-  websocket_hub* hub_;
+  topic_hub* hub_;
   std::size_t hub_slot_ = 0;
   std::shared_ptr<websocket_mailbox> mailbox_;
   std::vector<std::shared_ptr<websocket_connection>> sessions_;  // each knows its index
@@ -93,6 +100,7 @@ class websocket_worker final : public ws::session_env {
   std::vector<char*> blocks_;
   std::unique_ptr<char[]> discard_;
   ws::topic_table topics_;
+  event_members events_;
   std::string scratch_;
 };
 

@@ -35,7 +35,7 @@ class test_env final : public session_env {
   topic_table& topics() noexcept override { return topics_; }
   void topic_opened(std::string_view) override {}
   void topic_closing(std::string_view) noexcept override {}
-  bool publish(std::string_view, const std::shared_ptr<const std::string>&) override { return false; }
+  bool publish(std::string_view, std::string_view, stet::message_kind) override { return false; }
   stet::detail::websocket_counters& counters() noexcept override { return counters_; }
   std::string& scratch() noexcept override { return scratch_; }
   void report_error(std::string_view) noexcept override {}
