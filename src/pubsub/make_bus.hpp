@@ -13,7 +13,7 @@ namespace stet::detail {
 
 struct bus_choice {
   std::unique_ptr<bus> chosen;  // null with no error: in-process (the caller's own bus)
-  config_error error;            // e.g. "pubsub 'redis://h:0': the port is not a number from 1 to 65535"
+  config_error error;           // e.g. "pubsub 'redis://h:0': the port is not a number from 1 to 65535"
 };
 
 /// Empty `options.pubsub`: nothing chosen (the in-process bus is the default);
