@@ -79,6 +79,16 @@ std::vector<std::unique_ptr<raw_client>> connect_many(std::uint16_t port, std::s
   return out;
 }
 
+// A partial head or hello waits from its first byte, and two workers read the
+// bytes of clients that sent within the same millisecond in no defined order:
+// a gap between the sends makes "the one that waited longest" the first.
+void send_one_after_another(std::vector<std::unique_ptr<raw_client>>& clients, std::string_view bytes) {
+  for (auto& c : clients) {
+    ASSERT_TRUE(c->send(bytes));
+    std::this_thread::sleep_for(10ms);
+  }
+}
+
 TEST(FairLimits, ANewClientIsServedPastSilentConnectionsClosingTheOldest) {
   limited_server s(20);
   auto silent = connect_many(s.port(), 20);
@@ -137,7 +147,7 @@ TEST(FairLimits, NewcomersAtTheLimitAreServedOnceTheGracePasses) {
     const auto r = kept[i]->request("GET", "/plaintext");
     EXPECT_TRUE(r && r->status == 200) << "kept connection " << i << " was closed";
   }
-  EXPECT_GE(closed_for(*s.metrics, "evicted_silent"), 2);
+  EXPECT_TRUE(eventually([&] { return closed_for(*s.metrics, "evicted_silent") >= 2; }));
   EXPECT_EQ(closed_for(*s.metrics, "evicted_idle"), 0);
 }
 
@@ -265,12 +275,14 @@ TEST(FairLimits, HalfClientHellosMakeRoomAtTheLimit) {
   ASSERT_GT(hello.size(), 100u);
   const std::string_view half = std::string_view(hello).substr(0, hello.size() / 2);
   auto stalled = connect_many(s.tls_port(), 30);  // ten more than the limit: they wait in the backlog
-  for (auto& c : stalled) ASSERT_TRUE(c->send(half));
+  send_one_after_another(stalled, half);
   // Give a loaded machine time to read the half hellos (see APartialHeadIsClosedBeforeAnIdleKeepAlive).
   std::this_thread::sleep_for(300ms);
   EXPECT_TRUE(served(s.plain_port()));
   EXPECT_TRUE(s.served_over_tls());
-  EXPECT_GE(closed_for(*s.metrics, "evicted_silent") + closed_for(*s.metrics, "evicted_partial"), 2);
+  // A newcomer is admitted as its eviction is posted to a worker: the count may trail the answer.
+  EXPECT_TRUE(eventually(
+      [&] { return closed_for(*s.metrics, "evicted_silent") + closed_for(*s.metrics, "evicted_partial") >= 2; }));
   EXPECT_TRUE(stalled.front()->wait_closed(2s)) << "not the one that waited longest";
 }
 
@@ -290,14 +302,16 @@ TEST(FairLimits, HalfClientHellosBehindAProxyHeaderMakeRoomAtTheLimit) {
   const auto r = plain.read_response(false, 10s);
   EXPECT_TRUE(r && r->status == 200);
   EXPECT_TRUE(s.served_over_tls(header));
-  EXPECT_GE(closed_for(*s.metrics, "evicted_silent") + closed_for(*s.metrics, "evicted_partial"), 2);
+  // A newcomer is admitted as its eviction is posted to a worker: the count may trail the answer.
+  EXPECT_TRUE(eventually(
+      [&] { return closed_for(*s.metrics, "evicted_silent") + closed_for(*s.metrics, "evicted_partial") >= 2; }));
 }
 
 // Connections still reading their PROXY header are evicted as partial heads.
 TEST(FairLimits, PartialProxyHeadersMakeRoomAtTheLimit) {
   limited_tls_server s(10, true);
   auto stalled = connect_many(s.plain_port(), 10);
-  for (auto& c : stalled) ASSERT_TRUE(c->send("PROXY TCP4 198.51.100.2"));
+  send_one_after_another(stalled, "PROXY TCP4 198.51.100.2");
   ASSERT_TRUE(eventually([&] { return s.open() == 10; }));
   std::this_thread::sleep_for(300ms);
   const std::string header = "PROXY TCP4 198.51.100.21 127.0.0.1 52001 443\r\n";
@@ -306,7 +320,7 @@ TEST(FairLimits, PartialProxyHeadersMakeRoomAtTheLimit) {
   const auto r = plain.read_response(false, 10s);
   EXPECT_TRUE(r && r->status == 200);
   EXPECT_TRUE(s.served_over_tls(header));
-  EXPECT_GE(closed_for(*s.metrics, "evicted_partial"), 2);
+  EXPECT_TRUE(eventually([&] { return closed_for(*s.metrics, "evicted_partial") >= 2; }));  // see above
   EXPECT_TRUE(stalled.front()->wait_closed(2s)) << "not the one that waited longest";
 }
 
