@@ -64,8 +64,7 @@ std::optional<response> run_here(const handler_box& handler, request& req, const
     response r = handler.invoke(handler, req, args);
     const std::shared_ptr<pending_response> slot = response_access::take_pending(r);
     if (!slot) return r;
-    const std::shared_ptr<void> waiter(std::shared_ptr<void>(), &loop);  // not owning: the loop outlives the wait
-    if (slot->on_ready([](std::shared_ptr<void> w) noexcept { static_cast<local_loop*>(w.get())->wake(); }, waiter)) {
+    if (slot->on_ready(&local_loop::wake_waiter, loop.waiter())) {
       loop.run_until([&slot] { return slot->ready(); });
     }
     response answer = slot->take();
