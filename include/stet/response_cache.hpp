@@ -115,8 +115,10 @@ class response_cache : public std::enable_shared_from_this<response_cache> {
  public:
   /// An empty cache with `options`; the refresh thread starts on the first stale hit.
   explicit response_cache(response_cache_options options = {});
-  /// Routes given options by route() keep the entries alive while they exist;
-  /// a queued refresh is dropped, a running one finishes.
+  /// Routes given options by route() keep the entries alive while they exist.
+  /// A background refresh lives no longer than its route: destroying the
+  /// route (its router) turns away its queued refreshes and waits for a
+  /// running one, so a handler never runs after its router is gone.
   ~response_cache();
   response_cache(const response_cache&) = delete;
   response_cache& operator=(const response_cache&) = delete;

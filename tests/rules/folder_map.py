@@ -102,7 +102,7 @@ FOLDERS = (
            "sharded LRU with single flights (`entry_table`, `cache_entry`), invalidation epochs "
            "(`invalidation_log`), the never-stored rules (`store_rules`), answers from an entry with 304/206 "
            "(`hit_answer`), compressed variants made once (`entry_variants`), requests waiting for a run "
-           "(`cache_waiter`), background refreshes (`refresher`, `refresh.cpp`), streamed answers teed "
+           "(`cache_waiter`), background refreshes (`refresher`, `refresh.cpp`; `refresh_gate`: none outlives its route), streamed answers teed "
            "(`stream_tee.cpp`), the store (`response_store`), the paths they share (`cache_flow`) and its metrics "
            "(`response_cache_metrics.cpp`)",
            ("coro", "crypto", "http", "metrics", "request", "response", "route")),
