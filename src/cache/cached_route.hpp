@@ -24,6 +24,7 @@ class cached_route : public std::enable_shared_from_this<cached_route> {
   cached_route& operator=(const cached_route&) = delete;
 
   response_store& store() const noexcept { return *store_; }
+  const std::shared_ptr<response_store>& shared_store() const noexcept { return store_; }
   const cache_policy& policy() const noexcept { return policy_; }
   std::uint32_t index() const noexcept { return index_; }
   route_counters& counters() const noexcept { return *counters_; }
