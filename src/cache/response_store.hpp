@@ -86,7 +86,7 @@ class response_store {
   // receive reads only the owner (the in-process bus delivers on the sending
   // thread, which holds the mutex).
   std::mutex carrier_mutex_;
-  carrier carrier_;                                 // guarded by carrier_mutex_
+  carrier carrier_;                                  // guarded by carrier_mutex_
   std::atomic<const void*> carrier_owner_{nullptr};  // written under carrier_mutex_
 };
 

@@ -32,8 +32,7 @@ bool internal_topics::publish(std::string_view topic, std::string_view data) {
   return inner_->publish(topic, data);
 }
 
-void internal_topics::replay(std::string_view topic, std::string_view last_id, std::size_t limit,
-                             replay_done done) {
+void internal_topics::replay(std::string_view topic, std::string_view last_id, std::size_t limit, replay_done done) {
   if (is_internal_topic(topic)) {
     done(bus_replay{});
     return;

@@ -51,8 +51,8 @@ config_error server_core::start() {
   if (chosen.error) return std::move(chosen.error);
   // The library's own topics ride it too: the invalidations of the response
   // caches these routes use (cache_bus.hpp).
-  auto carrier = std::make_unique<internal_topics>(chosen.chosen ? std::move(chosen.chosen)
-                                                                 : std::make_unique<in_process_bus>());
+  auto carrier =
+      std::make_unique<internal_topics>(chosen.chosen ? std::move(chosen.chosen) : std::make_unique<in_process_bus>());
   cache_bus_ = std::make_unique<cache_bus_link>(routes_, *carrier);
   hub_.use_bus(std::move(carrier));
   if (options_.access_log.enabled) {

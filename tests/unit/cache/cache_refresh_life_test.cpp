@@ -95,7 +95,7 @@ TEST(ResponseCacheRefreshLife, DestroyingTheAppWaitsForARunningRefresh) {
   std::this_thread::sleep_for(40ms);
   EXPECT_EQ(a->get(), "slow 1");  // stale: the refresh starts in the background
   ASSERT_TRUE(eventually(seen->slow_started, 1));
-  a.reset();  // the routers, then the cache, while the refresh sleeps
+  a.reset();                          // the routers, then the cache, while the refresh sleeps
   EXPECT_EQ(seen->slow_finished, 1);  // it waited for the run
 }
 

@@ -154,7 +154,6 @@ TEST(RouterAsync, HandlerThatThrowsBeforeAnsweringIs500Once) {
   EXPECT_EQ(reported, std::vector<std::string>{"boom"});  // the dropped responder is not reported again
 }
 
-
 // The sender makes the answer visible, then wakes the waiting loop. The
 // waiting handle() may see the answer first, return, and a new handle() put
 // its loop where the old one was: the late wake must not reach either (TSan
