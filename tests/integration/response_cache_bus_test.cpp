@@ -7,6 +7,7 @@
 #include <stet/response_cache.hpp>
 
 #include "cache/cached_route.hpp"
+#include "support/expectations.hpp"
 #include "support/http_client.hpp"
 #include "support/redis_server.hpp"
 #include "support/test_server.hpp"
@@ -24,15 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using namespace stet::test;
-
-bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout = 5s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
 
 // One instance: /users/{id} cached and tagged user:{id}, on the Redis bus.
 struct instance {
@@ -69,10 +61,13 @@ struct instance {
 // applied one, so what follows is known to reach `to`.
 void await_carried(instance& from, instance& to) {
   const std::uint64_t before = to.applied();
-  ASSERT_TRUE(eventually([&] {
-    from.cache->invalidate_tag("probe");
-    return to.applied() > before;
-  })) << "invalidations never arrived";
+  ASSERT_TRUE(eventually(
+      [&] {
+        from.cache->invalidate_tag("probe");
+        return to.applied() > before;
+      },
+      5s))
+      << "invalidations never arrived";
   // The probes still under way arrive: wait until the count stands still.
   for (std::uint64_t seen = 0; seen != to.applied();) {
     seen = to.applied();
@@ -96,13 +91,13 @@ TEST(ResponseCacheRedis, AnInvalidationOnOneInstanceReachesTheOther) {
 
   a.cache->invalidate_tag("user:1");
   EXPECT_EQ(a.get("/users/1"), "1 run 2");  // applied on A before invalidate_tag() returned
-  ASSERT_TRUE(eventually([&] { return b.applied() == b_before + 1; }));
+  ASSERT_TRUE(eventually([&] { return b.applied() == b_before + 1; }, 5s));
   EXPECT_EQ(b.get("/users/1"), "1 run 2");  // the next request on B runs the handler
 
   // B's marker follows A's own copy on the channel: once A has it, A's copy
   // came back too, and was skipped (applied once, its new entry kept).
   b.cache->invalidate_tag("marker");
-  ASSERT_TRUE(eventually([&] { return a.applied() == a_before + 2; }));
+  ASSERT_TRUE(eventually([&] { return a.applied() == a_before + 2; }, 5s));
   std::this_thread::sleep_for(50ms);
   EXPECT_EQ(a.applied(), a_before + 2);
   EXPECT_EQ(a.get("/users/1"), "1 run 2");

@@ -74,7 +74,7 @@ TEST_F(InternalTopics, UsersCannotPublishWatchOrReplayAReservedTopic) {
   ASSERT_TRUE(topics.publish_internal(reserved, "still here"));
   EXPECT_EQ(received, std::vector<std::string>{"still here"});
   bool answered = false;
-  topics.replay(reserved, "0", 10, [&answered](bus_replay r) {
+  topics.replay(reserved, "0", 10, [&answered](const bus_replay& r) {
     answered = true;
     EXPECT_TRUE(r.events.empty());
   });
