@@ -143,7 +143,7 @@ std::string usage() {
       "                   [--tls-cert FILE --tls-key FILE [--tls-port 8443] [--tls-ticket-key FILE]]\n"
       "                   [--upload-dir DIR] [--max-upload-bytes N] [--no-upload-digest]\n"
       "                   [--websocket-budget-bytes N]\n"
-      "                   [--no-compression] [--cache-ms N]\n"
+      "                   [--no-compression] [--cache-ms N] [--users-delay-ms N]\n"
       "                   [--offload-threads N] [--offload-queue N]\n"
       "                   [--listen ADDR]... [--trusted-proxy CIDR]... [--proxy-protocol]\n"
       "                   [--pubsub redis://HOST:PORT]\n"
@@ -162,7 +162,8 @@ std::string usage() {
       "                        --max-upload-bytes N (default 8 GiB), --no-upload-digest: no SHA-256\n"
       "  --no-compression      no gzip/br/zstd for answers and static files (on by default)\n"
       "  --cache-ms N          answer GET /report.json and GET /users/{id} from the response cache\n"
-      "                        for N ms, then stale for N ms more while one refresh runs (0: off)\n"
+      "                        for N ms, then stale for N ms more while one refresh runs (0: off);\n"
+      "                        --users-delay-ms N: GET /users/{id} answers N ms late (a slow backend)\n"
       "  --no-access-log, --access-log FILE  off, or to FILE instead of standard output\n"
       "  --listen ADDR         HOST:PORT, [V6]:PORT, unix:PATH, fd:N or systemd (repeatable;\n"
       "                        when given, only these are bound, not --host/--port)\n"
@@ -234,12 +235,12 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       continue;
     }
     const number_flag* limit = find_number_flag(flag);
-    const bool takes_value = limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" ||
-                             flag == "--static" || flag == "--static-prefix" || flag == "--static-revalidate-ms" ||
-                             flag == "--secret" || flag == "--access-log" || flag == "--cors-origin" ||
-                             is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes" ||
-                             flag == "--websocket-budget-bytes" || flag == "--events-lifetime-ms" ||
-                             flag == "--listen" || flag == "--trusted-proxy" || flag == "--cache-ms";
+    const bool takes_value =
+        limit != nullptr || flag == "--host" || flag == "--port" || flag == "--threads" || flag == "--static" ||
+        flag == "--static-prefix" || flag == "--static-revalidate-ms" || flag == "--secret" || flag == "--access-log" ||
+        flag == "--cors-origin" || is_tls_flag(flag) || flag == "--upload-dir" || flag == "--max-upload-bytes" ||
+        flag == "--websocket-budget-bytes" || flag == "--events-lifetime-ms" || flag == "--listen" ||
+        flag == "--trusted-proxy" || flag == "--cache-ms" || flag == "--users-delay-ms";
     if (!takes_value) return error(fmt::format("unknown option '{}'", flag));
     if (i + 1 >= args.size()) return error(fmt::format("option '{}' needs a value", flag));
     const std::string_view value = args[++i];
@@ -292,6 +293,10 @@ parse_outcome parse_command_line(const std::vector<std::string_view>& args) {
       const auto ms = parse_number<unsigned>(value, 0, 86'400'000);
       if (!ms) return error(fmt::format("--cache-ms: '{}' is not 0-86400000", value));
       o.cache_ms = *ms;
+    } else if (flag == "--users-delay-ms") {
+      const auto ms = parse_number<unsigned>(value, 0, 10'000);
+      if (!ms) return error(fmt::format("--users-delay-ms: '{}' is not 0-10000", value));
+      o.users_delay_ms = *ms;
     } else if (flag == "--events-lifetime-ms") {
       const auto n = parse_number<std::uint64_t>(value, 0, 86'400'000);
       if (!n) return error(fmt::format("--events-lifetime-ms: '{}' is not a number from 0 to 86400000", value));

@@ -40,6 +40,9 @@ struct options {
   // --cache-ms: /report.json and /users/{id} from the response cache for this
   // long, and as long again stale while one refresh runs (0: off)
   unsigned cache_ms = 0;
+  // --users-delay-ms: GET /users/{id} answers this late, a slow backend behind
+  // it (what the single-flight burst of bench/e2e/response_cache.sh needs)
+  unsigned users_delay_ms = 0;
   // --events-lifetime-ms: GET /events/chat/{room} streams end (with a retry
   // hint, and clients resume) after this long; 0: never
   std::uint64_t events_lifetime_ms = 0;

@@ -303,7 +303,9 @@ stet::router make_routes(const stet_server::options& o, const std::string& uploa
              [versions = versions_json()](stet::request&) { return stet::response::json_text(versions); });
   // A non-integer id does not match the route: 404. Written straight into the
   // pooled body buffer: no std::string per request, whatever the id's length.
-  routes.get("/users/{id:int}", cached.users, [](stet::request&, std::int64_t id) {
+  // --users-delay-ms: a slow backend, blocking as a synchronous client of one would.
+  routes.get("/users/{id:int}", cached.users, [delay = o.users_delay_ms](stet::request&, std::int64_t id) {
+    if (delay != 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     return stet::response::json([id](stet::json::writer& w) { w.begin_object().member("id", id).end_object(); });
   });
   return routes;

@@ -75,6 +75,9 @@ struct response_cache_options {
   /// The compressed variants of an entry, made once per entry and coding
   /// (`enabled` false: none; answers then go out as stored).
   compression_options compression{};
+  /// The cache's name on a server's pubsub bus: an invalidation made here
+  /// reaches the caches of this name on every instance sharing the bus.
+  std::string name = "responses";
 };
 
 /// Counters of a response cache (each summed over its shards; any thread).
@@ -115,8 +118,10 @@ class response_cache : public std::enable_shared_from_this<response_cache> {
  public:
   /// An empty cache with `options`; the refresh thread starts on the first stale hit.
   explicit response_cache(response_cache_options options = {});
-  /// Routes given options by route() keep the entries alive while they exist;
-  /// a queued refresh is dropped, a running one finishes.
+  /// Routes given options by route() keep the entries alive while they exist.
+  /// A background refresh lives no longer than its route: destroying the
+  /// route (its router) turns away its queued refreshes and waits for a
+  /// running one, so a handler never runs after its router is gone.
   ~response_cache();
   response_cache(const response_cache&) = delete;
   response_cache& operator=(const response_cache&) = delete;
@@ -127,7 +132,11 @@ class response_cache : public std::enable_shared_from_this<response_cache> {
   route_options route(std::string_view name, cache_policy policy, route_options base = {});
 
   /// Drops every entry tagged `tag`; any thread. A handler run that began
-  /// before this call is answered but not stored.
+  /// before this call is answered but not stored. When a started server's
+  /// routes use this cache, the invalidation also travels on the server's
+  /// pubsub bus (server_options::pubsub) to the caches of the same
+  /// response_cache_options::name on every instance, which apply it once with
+  /// the same rule when it arrives; here it is applied before this returns.
   void invalidate_tag(std::string_view tag);
   /// Drops every entry of the route named `name`; any thread; as invalidate_tag().
   void invalidate_route(std::string_view name);

@@ -18,6 +18,8 @@ cached_route::cached_route(std::shared_ptr<response_store> store, cache_policy p
   counters_ = &store_->counters(index_);
 }
 
+cached_route::~cached_route() { gate_->close(); }
+
 response entry_answer(const cached_route& route, const entry_table::key& k, const cache_entry& e, const hit_request& q,
                       bool cached) {
   response_store& store = route.store();

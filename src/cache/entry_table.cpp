@@ -50,38 +50,38 @@ bool entry_table::store(const key& k, std::shared_ptr<const cache_entry> e, std:
 // The check against the invalidation log and the insert happen under the
 // shard's lock, and an invalidation records itself before it sweeps the
 // shards: either this insert sees the record, or the sweep sees the entry.
+// The bytes are counted (room made) before, outside the lock: eviction takes
+// other shards' locks.
 bool entry_table::insert_checked(const key& k, std::shared_ptr<const cache_entry> e, std::uint64_t since) {
-  if (e->charge > budget_) return false;
-  const std::size_t start = k.hash % shard_count;
+  const std::uint64_t charge = e->charge;
+  if (!reserve(charge, k.hash % shard_count)) return false;
   shard& s = shard_of(k);
   std::shared_ptr<const cache_entry> replaced;
-  {
-    const std::lock_guard lock(s.mutex);
-    if (log_.covers(since, e->route, e->tag_hashes)) return false;
-    auto it = s.entries.find(k.text);
-    if (it != s.entries.end()) replaced = remove_locked(s, it);
-    it = s.entries.try_emplace(std::string(k.text)).first;
-    s.lru.push_front(&it->first);
-    bytes_.fetch_add(e->charge, std::memory_order_relaxed);
-    entries_.fetch_add(1, std::memory_order_relaxed);
-    it->second = slot{std::move(e), s.lru.begin()};
+  const std::lock_guard lock(s.mutex);
+  if (log_.covers(since, e->route, e->tag_hashes)) {
+    bytes_.fetch_sub(charge, std::memory_order_relaxed);
+    return false;
   }
-  make_room(start);
+  auto it = s.entries.find(k.text);
+  if (it != s.entries.end()) replaced = remove_locked(s, it);
+  it = s.entries.try_emplace(std::string(k.text)).first;
+  s.lru.push_front(&it->first);
+  entries_.fetch_add(1, std::memory_order_relaxed);
+  it->second = slot{std::move(e), s.lru.begin()};
   return true;
 }
 
 bool entry_table::charge_variant(const key& k, const cache_entry* e, std::uint64_t n) noexcept {
-  if (n > budget_) return false;
-  {
-    shard& s = shard_of(k);
-    const std::lock_guard lock(s.mutex);
-    const auto it = s.entries.find(k.text);
-    if (it == s.entries.end() || it->second.entry.get() != e) return false;
-    // The charge lives in the entry so that its removal gives back all of it.
-    e->charge += n;
-    bytes_.fetch_add(n, std::memory_order_relaxed);
+  if (!reserve(n, k.hash % shard_count)) return false;
+  shard& s = shard_of(k);
+  const std::lock_guard lock(s.mutex);
+  const auto it = s.entries.find(k.text);
+  if (it == s.entries.end() || it->second.entry.get() != e) {
+    bytes_.fetch_sub(n, std::memory_order_relaxed);  // evicted or replaced meanwhile
+    return false;
   }
-  make_room(k.hash % shard_count);
+  // The charge lives in the entry so that its removal gives back all of it.
+  e->charge += n;
   return true;
 }
 
@@ -94,11 +94,21 @@ std::shared_ptr<const cache_entry> entry_table::remove_locked(shard& s, map<slot
   return e;
 }
 
-// Evicts least recently used entries, a shard at a time in turn, until the
-// running count is within the budget.
-void entry_table::make_room(std::size_t start) noexcept {
-  while (bytes_.load(std::memory_order_relaxed) > budget_) {
-    if (!evict_one(start)) return;
+// The running count only grows by a reservation that keeps it within the
+// budget, so the budget is a true bound at every moment, with any number of
+// threads storing at once: least recently used entries are evicted, a shard at
+// a time in turn, until `n` fits. False when it cannot (nothing left to evict:
+// the rest of the budget is reserved by stores under way).
+bool entry_table::reserve(std::uint64_t n, std::size_t start) noexcept {
+  if (n > budget_) return false;
+  std::uint64_t held = bytes_.load(std::memory_order_relaxed);
+  for (;;) {
+    if (held + n <= budget_) {
+      if (bytes_.compare_exchange_weak(held, held + n, std::memory_order_relaxed)) return true;
+      continue;
+    }
+    if (!evict_one(start)) return false;
+    held = bytes_.load(std::memory_order_relaxed);
   }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The response cache's entries: key -> entry, 16 shards each with its own LRU
-// list, one byte budget kept as a running counter, and the single flights of
+// list, one byte budget kept as a running counter that never passes it (room
+// is made before bytes are counted), and the single flights of
 // keys being computed. Keys are built per request (cache_key.hpp); a lookup
 // takes one shard's lock and allocates nothing.
 
@@ -101,7 +102,7 @@ class entry_table {
   shard& shard_of(const key& k) noexcept { return shards_[k.hash % shard_count]; }
   bool insert_checked(const key& k, std::shared_ptr<const cache_entry> e, std::uint64_t since);
   std::shared_ptr<const cache_entry> remove_locked(shard& s, map<slot>::iterator it) noexcept;
-  void make_room(std::size_t start) noexcept;
+  bool reserve(std::uint64_t n, std::size_t start) noexcept;
   bool evict_one(std::size_t start) noexcept;
 
   const std::uint64_t budget_;

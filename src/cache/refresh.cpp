@@ -4,7 +4,9 @@
 // are reused as soon as its answer is written. A run that fails (throws, 5xx)
 // leaves the stale entry in place: stale-if-error serves it until its window
 // ends. A run that began before an invalidation covering it is not stored.
+// A refresh runs only while its route lives (refresh_gate.hpp).
 #include "cache/cache_flow.hpp"
+#include "cache/refresh_gate.hpp"
 #include "cache/store_rules.hpp"
 #include "coro/executor.hpp"
 #include "coro/local_loop.hpp"
@@ -64,8 +66,7 @@ std::optional<response> run_here(const handler_box& handler, request& req, const
     response r = handler.invoke(handler, req, args);
     const std::shared_ptr<pending_response> slot = response_access::take_pending(r);
     if (!slot) return r;
-    const std::shared_ptr<void> waiter(std::shared_ptr<void>(), &loop);  // not owning: the loop outlives the wait
-    if (slot->on_ready([](std::shared_ptr<void> w) noexcept { static_cast<local_loop*>(w.get())->wake(); }, waiter)) {
+    if (slot->on_ready(&local_loop::wake_waiter, loop.waiter())) {
       loop.run_until([&slot] { return slot->ready(); });
     }
     response answer = slot->take();
@@ -105,11 +106,17 @@ void refresh_in_background(const cached_route& route, const request& req, const 
   if (stale->refreshing.exchange(true, std::memory_order_acq_rel)) return;
   try {
     const std::uint64_t epoch = route.store().table.log().now();
-    auto job = [owner = route.shared_from_this(), copy = std::shared_ptr<request_copy>(copy_request(req, call)),
-                handler = call.handler, compress = call.compress, text = std::string(key.text), hash = key.hash, stale,
-                epoch]() noexcept {
-      const cached_call again{handler, copy->args.data(), max_route_params, compress};
-      refresh(*owner, *copy, again, {text, hash}, epoch);
+    // Neither the route nor the handler is owned by the job (refresh_gate.hpp):
+    // both are reached only inside the route's gate, while the route is alive.
+    auto job = [gate = route.gate(), at = &route, copy = std::shared_ptr<request_copy>(copy_request(req, call)),
+                handler = std::weak_ptr<const handler_box>(call.handler), compress = call.compress,
+                text = std::string(key.text), hash = key.hash, stale, epoch]() noexcept {
+      if (const refresh_gate::pass inside(*gate); inside.entered()) {
+        if (const std::shared_ptr<const handler_box> h = handler.lock()) {
+          const cached_call again{h, copy->args.data(), max_route_params, compress};
+          refresh(*at, *copy, again, {text, hash}, epoch);
+        }
+      }
       stale->refreshing.store(false, std::memory_order_release);
     };
     if (route.store().background.post(std::move(job))) return;

@@ -12,12 +12,7 @@ refresher::~refresher() {
     dropped.swap(state_->queue);
   }
   state_->wake.notify_all();
-  if (!thread_.joinable()) return;
-  if (thread_.get_id() == std::this_thread::get_id()) {
-    thread_.detach();  // a job dropped the cache's last reference; the thread ends after it
-  } else {
-    thread_.join();
-  }
+  if (thread_.joinable()) thread_.join();
 }
 
 bool refresher::post(std::function<void()> job) {

@@ -18,8 +18,9 @@ namespace stet::detail {
 class refresher {
  public:
   explicit refresher(std::size_t max_queued);
-  /// Drops the queued jobs and waits for the running one (unless this is
-  /// called by that job: its last reference to the cache went with it).
+  /// Drops the queued jobs and joins the thread (after the running job). Never
+  /// called on that thread: a job holds no reference to the cache
+  /// (refresh_gate.hpp), so the cache's last reference goes elsewhere.
   ~refresher();
   refresher(const refresher&) = delete;
   refresher& operator=(const refresher&) = delete;
@@ -29,7 +30,7 @@ class refresher {
   [[nodiscard]] bool post(std::function<void()> job);
 
  private:
-  // Shared with the thread, which may outlive this object by the end of one job.
+  // Shared with the thread, which owns nothing else.
   struct state {
     std::size_t max_queued = 0;
     std::mutex mutex;

@@ -1,7 +1,8 @@
 #pragma once
 // What one stet::response_cache is: the entry table, the counters of each
-// cached route, the variant counters and the refresh thread. Shared by the
-// public handle and every route it was given to.
+// cached route, the variant counters, the refresh thread, and the way its
+// invalidations reach the other instances (a server's bus, cache_bus.hpp).
+// Shared by the public handle and every route it was given to.
 
 #include <stet/response_cache.hpp>
 
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -46,6 +48,25 @@ class response_store {
   response_cache_stats stats() const;
   std::vector<response_cache_route_stats> route_stats() const;
 
+  /// response_cache::invalidate_*(): applied here at once, then sent to the
+  /// other instances when a bus carries this cache. `value`: the tag or the
+  /// route's name. @throws std::bad_alloc
+  void invalidate(invalidation_log::scope what, std::string_view value);
+  /// Drops what an invalidation covers here, recorded in the log first: a
+  /// handler run that began before it is answered but not stored.
+  void apply(invalidation_log::scope what, std::string_view value);
+
+  /// Sends an encoded invalidation to the other instances; false: refused.
+  using carrier = std::function<bool(std::string_view message)>;
+  /// This cache's invalidations go out through `send` (one carrier at a time:
+  /// false, and nothing changed, when `owner` is not the first to ask).
+  bool attach(const void* owner, carrier send);
+  /// They no longer do; once this returns no send through `owner`'s carrier runs.
+  void detach(const void* owner) noexcept;
+  /// An invalidation that arrived on `owner`'s bus: applied unless it is not
+  /// for this cache (its name), this cache sent it, or `owner` is not its carrier.
+  void receive(const void* owner, std::string_view message) noexcept;
+
   const response_cache_options options;
   entry_table table;
   variant_counters variants;
@@ -59,6 +80,14 @@ class response_store {
   };
   mutable std::mutex routes_mutex_;
   std::deque<route_record> routes_;  // a deque: counters keep their address as routes are added
+
+  const std::uint64_t origin_;  // random: tells this cache's messages from others'
+  // Sends run under carrier_mutex_, so detach() waits for one under way; a
+  // receive reads only the owner (the in-process bus delivers on the sending
+  // thread, which holds the mutex).
+  std::mutex carrier_mutex_;
+  carrier carrier_;                                  // guarded by carrier_mutex_
+  std::atomic<const void*> carrier_owner_{nullptr};  // written under carrier_mutex_
 };
 
 }  // namespace stet::detail

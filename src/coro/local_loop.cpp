@@ -2,6 +2,28 @@
 
 namespace stet::detail {
 
+// Under the link's lock: a wake that holds it has finished with this loop
+// before the loop goes, and one that takes it later finds no loop.
+local_loop::~local_loop() {
+  if (!link_) return;
+  const std::lock_guard lock(link_->mutex);
+  link_->loop = nullptr;
+}
+
+std::shared_ptr<void> local_loop::waiter() {
+  if (!link_) {
+    link_ = std::make_shared<link>();
+    link_->loop = this;
+  }
+  return link_;
+}
+
+void local_loop::wake_waiter(std::shared_ptr<void> w) noexcept {
+  auto& l = *static_cast<link*>(w.get());
+  const std::lock_guard lock(l.mutex);
+  if (l.loop != nullptr) l.loop->wake();
+}
+
 // Both notify while holding the lock: once it is released, run_until() may
 // see its condition met and return, and the caller of router::handle() may
 // destroy this loop, so a notify after the unlock could touch a dead object.

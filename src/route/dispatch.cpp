@@ -203,8 +203,7 @@ void wait_in_process(pending_response& pending) {
   local_loop own;
   local_loop* const loop = in_process_loop != nullptr ? in_process_loop : &own;
   const executor_scope on_this_thread(loop);
-  const std::shared_ptr<void> waiter(std::shared_ptr<void>(), loop);  // not owning: the loop outlives the wait
-  if (pending.on_ready([](std::shared_ptr<void> w) noexcept { static_cast<local_loop*>(w.get())->wake(); }, waiter)) {
+  if (pending.on_ready(&local_loop::wake_waiter, loop->waiter())) {
     loop->run_until([&pending] { return pending.ready(); });
   }
 }

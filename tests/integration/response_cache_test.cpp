@@ -33,7 +33,12 @@ TEST(ResponseCacheWire, SingleFlightOneRunForAHundredClients) {
     std::this_thread::sleep_for(300ms);  // long enough for every client to arrive during the run
     return stet::response::json_text(compressible_text(30'000) + std::to_string(n));
   });
-  running_server server(std::move(routes));
+  // The clients connect first and wait for each other: under TSan on a busy
+  // machine that can take longer than test_options()' 2 s to the first byte.
+  stet::server_options options = test_options();
+  options.first_byte_timeout = 20s;
+  options.idle_timeout = 20s;
+  running_server server(std::move(routes), options);
   constexpr int clients = 100;
   std::mutex mutex;
   std::multiset<std::string> bodies;

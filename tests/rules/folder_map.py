@@ -49,7 +49,7 @@ FOLDERS = (
            "`server_tls.cpp`), `worker` (one thread and its io_context, the exchange pool), `deadline_set` (the worker's "
            "timeouts, HTTP and WebSocket alike, on one timer: lists of `deadline_list`), `worker_executor` (resumes suspended coroutine handlers on the worker's loop)",
            ("net", "net/accept", "net/http1", "net/transport", "net/ws", "coro", "counters", "events", "http", "log",
-            "metrics", "pubsub", "request", "route", "tls", "websocket")),
+            "metrics", "pubsub", "request", "route", "tls", "websocket", "cache")),
     Folder("process", "the process",
            "`run_until_signal.cpp` (`<stet/run.hpp>`): starts a server, waits for SIGINT or SIGTERM (a pipe "
            "written by a signal handler), stops it in stages; a SIGHUP hook. Public headers only, no Asio"),
@@ -102,10 +102,11 @@ FOLDERS = (
            "sharded LRU with single flights (`entry_table`, `cache_entry`), invalidation epochs "
            "(`invalidation_log`), the never-stored rules (`store_rules`), answers from an entry with 304/206 "
            "(`hit_answer`), compressed variants made once (`entry_variants`), requests waiting for a run "
-           "(`cache_waiter`), background refreshes (`refresher`, `refresh.cpp`), streamed answers teed "
+           "(`cache_waiter`), background refreshes (`refresher`, `refresh.cpp`; `refresh_gate`: none outlives its route), streamed answers teed "
            "(`stream_tee.cpp`), the store (`response_store`), the paths they share (`cache_flow`) and its metrics "
-           "(`response_cache_metrics.cpp`)",
-           ("coro", "crypto", "http", "metrics", "request", "response", "route")),
+           "(`response_cache_metrics.cpp`), invalidations carried to every instance on a server's bus (`cache_bus`, "
+           "`invalidation_message`)",
+           ("coro", "crypto", "http", "metrics", "pubsub", "request", "response", "route")),
     Folder("coro", "coroutine handlers",
            "the executor seam (`executor`), the recycling frame pool (`frame_pool`), `timer_heap`, `sleep.cpp`, "
            "`future.cpp`, the offload pool behind `stet::offload` (`offload_pool`, `offload.cpp`), `local_loop` "
@@ -153,7 +154,7 @@ FOLDERS = (
            "history per topic come from the bus, in-process (`in_process_bus`: per-topic counters, bounded "
            "history) or Redis; the choice from `server_options::pubsub` "
            "(`make_bus`, `redis_url`); the Redis bus's options and factory (`redis_bus`, built in `net/redis`), "
-           "its ids (`stream_id`)",
+           "its ids (`stream_id`); the library's reserved topics on the same bus (`internal_topics`)",
            ("counters",)),
     Folder("net/redis", "Redis",
            "the Redis bus (`redis_bus.cpp`): a thread and io_context of its own, a command connection and a "

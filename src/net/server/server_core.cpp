@@ -2,6 +2,8 @@
 
 #include "metrics/pubsub_metrics.hpp"
 #include "net/accept/socket_activation.hpp"
+#include "pubsub/in_process_bus.hpp"
+#include "pubsub/internal_topics.hpp"
 #include "pubsub/make_bus.hpp"
 #include "route/router_access.hpp"
 #include "route/state.hpp"
@@ -47,7 +49,12 @@ config_error server_core::start() {
   // Redis; a value that is not a usable URL fails here, before anything is bound.
   bus_choice chosen = make_bus(options_);
   if (chosen.error) return std::move(chosen.error);
-  if (chosen.chosen) hub_.use_bus(std::move(chosen.chosen));
+  // The library's own topics ride it too: the invalidations of the response
+  // caches these routes use (cache_bus.hpp).
+  auto carrier =
+      std::make_unique<internal_topics>(chosen.chosen ? std::move(chosen.chosen) : std::make_unique<in_process_bus>());
+  cache_bus_ = std::make_unique<cache_bus_link>(routes_, *carrier);
+  hub_.use_bus(std::move(carrier));
   if (options_.access_log.enabled) {
     log_sink_ = std::make_unique<access_log_sink>(options_.access_log.path);
     if (const std::error_code open_error = log_sink_->open_error()) {
@@ -74,6 +81,7 @@ config_error server_core::start() {
   }
   started_ = true;
   hub_.start();  // before anything is accepted: no publish finds the bus stopped
+  cache_bus_->attach();
   if (options_.metrics) add_pubsub_collector(*options_.metrics, hub_.current_bus());
   for (auto& group : listeners_) {
     for (auto& l : group) l->accept_next();

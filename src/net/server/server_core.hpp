@@ -6,6 +6,7 @@
 #include <stet/server.hpp>
 #include <stet/server_options.hpp>
 
+#include "cache/cache_bus.hpp"
 #include "coro/offload_pool.hpp"
 #include "log/access_log_sink.hpp"
 #include "net/accept/address_counts.hpp"
@@ -68,7 +69,8 @@ class server_core final : public connection_host, public listener_host {
   // Outlives the workers too: a worker's thread ends only after every function
   // it offloaded returned.
   std::unique_ptr<offload_pool> offload_;
-  topic_hub hub_;  // outlives the workers' topic states, which join it
+  topic_hub hub_;                              // outlives the workers' topic states, which join it
+  std::unique_ptr<cache_bus_link> cache_bus_;  // goes before hub_'s bus, which it sends on
   std::vector<std::unique_ptr<worker>> workers_;
   // Per listen_options entry, its listeners: one, or one per worker with SO_REUSEPORT.
   std::vector<std::vector<std::unique_ptr<listener>>> listeners_;

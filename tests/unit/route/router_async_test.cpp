@@ -8,6 +8,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -149,6 +152,44 @@ TEST(RouterAsync, HandlerThatThrowsBeforeAnsweringIs500Once) {
   r.get("/x", [](request&, responder) { throw std::runtime_error("boom"); });
   EXPECT_EQ(r.handle(stet::test_request(method::get, "/x")).status(), status::internal_server_error);
   EXPECT_EQ(reported, std::vector<std::string>{"boom"});  // the dropped responder is not reported again
+}
+
+// The sender makes the answer visible, then wakes the waiting loop. The
+// waiting handle() may see the answer first, return, and a new handle() put
+// its loop where the old one was: the late wake must not reach either (TSan
+// saw it lock the mutex of a loop that had gone).
+TEST(RouterAsync, ALateWakeNeverReachesAFinishedHandle) {
+  std::mutex mutex;
+  std::condition_variable queued;
+  std::deque<responder> pending;
+  bool done = false;
+  std::thread sender([&] {
+    std::unique_lock lock(mutex);
+    for (;;) {
+      queued.wait(lock, [&] { return done || !pending.empty(); });
+      if (pending.empty()) return;
+      responder out = std::move(pending.front());
+      pending.pop_front();
+      lock.unlock();
+      out.send(response::text("x"));
+      lock.lock();
+    }
+  });
+  router r;
+  r.get("/q", [&](request&, responder out) {
+    {
+      const std::lock_guard lock(mutex);
+      pending.push_back(std::move(out));
+    }
+    queued.notify_one();
+  });
+  for (int i = 0; i < 3000; ++i) ASSERT_EQ(r.handle(stet::test_request(method::get, "/q")).body(), "x");
+  {
+    const std::lock_guard lock(mutex);
+    done = true;
+  }
+  queued.notify_one();
+  sender.join();
 }
 
 }  // namespace
