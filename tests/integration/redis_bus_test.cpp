@@ -288,6 +288,58 @@ TEST(RedisBus, RefusesPublishesBeyondTheOutgoingBound) {
   EXPECT_EQ(bus->stats().lost, 0u);
 }
 
+TEST(RedisBus, APausedRedisIsNoticedAndTheBusReturnsWhenItResumes) {
+  redis_server redis;
+  ASSERT_TRUE(redis.start()) << "redis-server could not be started (is it installed?)";
+  auto options = options_for(redis);
+  options.reply_timeout = 300ms;
+  auto a = stet::detail::make_redis_bus(options);
+  auto b = stet::detail::make_redis_bus(options);
+  bus_collector at_a;
+  bus_collector at_b;
+  a->start(at_a.sink());
+  b->start(at_b.sink());
+  a->watch("room");
+  b->watch("room");
+  await_subscribed(*a, "room", {&at_a, &at_b});
+  const stet::detail::bus_stats before = a->stats();
+  EXPECT_EQ(before.timeouts, 0u);  // an idle, healthy link answers its probes
+
+  // SIGSTOP: the sockets stay open and the kernel takes the bytes; Redis
+  // answers nothing. (The redis_server's destructor sends SIGCONT too.)
+  redis.pause();
+  int accepted = 0;
+  for (int i = 0; i < 5; ++i) accepted += a->publish("room", "into the pause " + std::to_string(i)) ? 1 : 0;
+  EXPECT_EQ(accepted, 5);  // not noticed yet
+  const auto paused_at = std::chrono::steady_clock::now();
+  ASSERT_TRUE(eventually([&] { return !a->stats().connected && !b->stats().connected; }, 3s))
+      << "a paused Redis went unnoticed";
+  const auto noticed = std::chrono::steady_clock::now() - paused_at;
+  EXPECT_GE(noticed, 250ms);  // the timeout, not sooner (and within the 3 s above)
+  EXPECT_GE(a->stats().timeouts, 1u);
+  EXPECT_GE(b->stats().timeouts, 1u);
+  // What was waiting for an answer is counted lost, nothing stays queued, and
+  // publishes are refused while the link is down.
+  EXPECT_EQ(a->stats().lost - before.lost, 5u);
+  EXPECT_FALSE(a->publish("room", "refused"));
+  EXPECT_EQ(a->stats().refused - before.refused, 1u);
+  EXPECT_TRUE(replay(*a, "room", "1-0", 10).failed);
+
+  // Reconnecting reaches the kernel's backlog of the paused Redis: connected
+  // in TCP's sense only, so never up, and the silence drops it again.
+  std::this_thread::sleep_for(800ms);
+  EXPECT_FALSE(a->stats().connected);
+  EXPECT_EQ(a->stats().reconnects, before.reconnects);
+
+  redis.resume();
+  ASSERT_TRUE(eventually([&] { return a->stats().connected && b->stats().connected; }, 5s));
+  EXPECT_GE(a->stats().reconnects, before.reconnects + 2);  // both connections came back
+  await_subscribed(*a, "room", {&at_a, &at_b});
+  ASSERT_TRUE(b->publish("room", "after the pause"));
+  EXPECT_EQ(at_a.wait_for(1, "after the pause").size(), 1u);
+  EXPECT_EQ(at_b.wait_for(1, "after the pause").size(), 1u);
+}
+
 TEST_F(two_instances, ASlowInstanceDoesNotSlowTheOthers) {
   // c is a third instance whose sink takes 5 ms per event.
   bus_collector at_c;

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <set>
 #include <thread>
+#include <vector>
 
 namespace stet::detail {
 
@@ -96,14 +97,20 @@ class redis_bus final : public bus {
   std::atomic<std::uint64_t> reconnects_{0};
 };
 
-redis_link::settings link_settings(const redis_bus_options& o) { return {o.address, o.reconnect_min, o.reconnect_max}; }
+redis_link::settings link_settings(const redis_bus_options& o, std::vector<std::string> probe) {
+  return {o.address, o.reconnect_min, o.reconnect_max, o.reply_timeout, std::move(probe)};
+}
 
 redis_bus::redis_bus(redis_bus_options o)
     : options_(std::move(o)),
       commands_(
-          io_, link_settings(options_), [this] { command_up(); }, [this] { link_down(); }),
+          io_, link_settings(options_, {"PING"}), [this] { command_up(); }, [this] { link_down(); }),
+      // A subscribed connection answers only (P)SUBSCRIBE, (P)UNSUBSCRIBE and
+      // PING, and hiredis 0.14 never hands a PING's answer back there; the
+      // anchor's SUBSCRIBE again is answered on any Redis and changes nothing.
       subscriber_(
-          io_, link_settings(options_), [this] { subscriber_up(); }, [this] { link_down(); }) {}
+          io_, link_settings(options_, {"SUBSCRIBE", anchor_channel_}), [this] { subscriber_up(); },
+          [this] { link_down(); }) {}
 
 void redis_bus::start(sink deliver) {
   sink_ = std::move(deliver);
@@ -143,9 +150,8 @@ void redis_bus::subscriber_up() {
   // hiredis 0.14 (Debian 12) leaves subscriber mode when an UNSUBSCRIBE
   // answer says no channel is left, even with a SUBSCRIBE already sent behind
   // it, and then drops that channel's messages. One channel of the bus's own,
-  // subscribed first and never left, keeps the count above zero.
-  const std::array<std::string_view, 2> anchor{"SUBSCRIBE", anchor_channel_};
-  subscriber_.send(anchor, &redis_bus::on_message, this);
+  // subscribed first (the link's probe, answered before this runs) and never
+  // left, keeps the count above zero.
   // A new connection has no subscriptions: every watched topic again.
   for (const std::string& topic : watched_) send_subscription("SUBSCRIBE", topic);
   if (subscriber_ever_up_.exchange(true)) ++reconnects_;
@@ -279,7 +285,13 @@ void redis_bus::on_replayed(redisAsyncContext*, void* reply, void* call_ptr) {
 }
 
 bus_stats redis_bus::stats() const noexcept {
-  return {published_.load(), delivered_.load(), refused_.load(), lost_.load(), reconnects_.load(), connected_.load()};
+  return {published_.load(),
+          delivered_.load(),
+          refused_.load(),
+          lost_.load(),
+          reconnects_.load(),
+          connected_.load(),
+          commands_.timeouts() + subscriber_.timeouts()};
 }
 
 }  // namespace
