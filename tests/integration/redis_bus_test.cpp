@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -170,6 +171,75 @@ TEST_F(two_instances, ReplayOnAnotherInstanceResumesAfterTheLastId) {
   EXPECT_FALSE(nonsense.complete);
   // A topic without history: an id for it cannot be resumed.
   EXPECT_FALSE(replay(*b, "never published", seen[1].id, 100).complete);
+}
+
+// What an event stream does when it resumes on an instance with no
+// subscriber of its topic yet (a client reconnecting to another instance):
+// watch the topic, then replay from the client's last id, holding live
+// deliveries until the replay answers. Replayed and live events together
+// must hold every message after that id, however the two commands (on two
+// connections) and the other instance's publishes interleave in Redis.
+TEST_F(two_instances, AResumeThatStartsWatchingMissesNothingPublishedMeanwhile) {
+  constexpr int rounds = 10;
+  for (int round = 0; round < rounds; ++round) {
+    const std::string topic = "resume " + std::to_string(round);
+    const std::string prefix = "r" + std::to_string(round) + ":";
+    const auto of_topic = [&](bus_collector& c) {
+      std::vector<delivered_event> out;
+      for (delivered_event& e : c.snapshot())
+        if (e.topic == topic && e.data.starts_with(prefix)) out.push_back(std::move(e));
+      return out;
+    };
+    a->watch(topic);
+    await_subscribed(*a, topic, {&at_a});
+    // Stopped and joined when the round ends, an ASSERT's return included.
+    struct steady_publisher {
+      std::atomic<bool> publishing{true};
+      std::atomic<int> sent{0};
+      std::thread thread;
+      void stop() {
+        publishing = false;
+        if (thread.joinable()) thread.join();
+      }
+      ~steady_publisher() { stop(); }
+    } stream;
+    stream.thread = std::thread([&] {
+      while (stream.publishing) {
+        if (a->publish(topic, prefix + std::to_string(stream.sent.load()))) ++stream.sent;
+        std::this_thread::sleep_for(50us);
+      }
+    });
+    ASSERT_GE(at_a.wait_for(3, prefix).size(), 3u);
+    const std::string last = of_topic(at_a).back().id;  // what the client had seen
+
+    b->watch(topic);
+    const stet::detail::bus_replay r = replay(*b, topic, last, 100000);
+    std::this_thread::sleep_for(20ms);
+    stream.stop();
+    const auto sent = static_cast<std::size_t>(stream.sent.load());
+    ASSERT_EQ(at_a.wait_for(sent, prefix).size(), sent);
+    const std::string final_id = of_topic(at_a).back().id;
+    at_b.wait_until([&](const std::vector<delivered_event>& all) {
+      return std::any_of(all.begin(), all.end(), [&](const delivered_event& e) { return e.id == final_id; });
+    });
+    ASSERT_FALSE(r.failed);
+    ASSERT_TRUE(r.complete);
+
+    // The client's view: the replay, then the live events after its newest.
+    std::vector<std::string> got;
+    for (const stet::detail::bus_record& e : r.events) got.push_back(e.id);
+    const auto newest =
+        r.events.empty() ? stet::detail::parse_stream_id(last) : stet::detail::parse_stream_id(r.events.back().id);
+    for (const delivered_event& e : of_topic(at_b))
+      if (stet::detail::parse_stream_id(e.id) > newest) got.push_back(e.id);
+    std::vector<std::string> expected;
+    for (const delivered_event& e : of_topic(at_a))
+      if (stet::detail::parse_stream_id(e.id) > stet::detail::parse_stream_id(last)) expected.push_back(e.id);
+    ASSERT_EQ(got, expected) << "round " << round << ": " << expected.size() - std::min(expected.size(), got.size())
+                             << " of " << expected.size() << " messages after the resume point missing";
+    b->unwatch(topic);
+    a->unwatch(topic);
+  }
 }
 
 TEST(RedisBus, ReplayReportsTheGapWhenHistoryWasTrimmed) {
