@@ -152,7 +152,8 @@ while read -r label rest; do
     "$(awk -v d="$d" -v c="$c" 'BEGIN { printf "%.3f", c * 1e6 / d }') |"
 done <"$results"
 echo
-provenance "nice -n 10 bench/e2e/events.sh (SUBSCRIBERS=$SUBSCRIBERS MESSAGES=$MESSAGES WINDOW=$WINDOW;" \
-  "LATENCY_SUBSCRIBERS=$LATENCY_SUBSCRIBERS RATE=$RATE LATENCY_MESSAGES=$LATENCY_MESSAGES)" nginx
+settings="SUBSCRIBERS=$SUBSCRIBERS MESSAGES=$MESSAGES WINDOW=$WINDOW LATENCY_SUBSCRIBERS=$LATENCY_SUBSCRIBERS"
+settings+=" RATE=$RATE LATENCY_MESSAGES=$LATENCY_MESSAGES STET_SERVER=$STET_SERVER"
+provenance "$settings nice -n 10 bench/e2e/events.sh" nginx
 echo "- nchan: $(dpkg-query -W -f '${Version}' libnginx-mod-nchan 2>/dev/null || echo unknown);" \
   "$(redis-server --version | awk '{print $1, $3}')"

@@ -34,33 +34,15 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "deploy"))
 import cdp  # noqa: E402
 import deploy_lib as d  # noqa: E402
-from events_test import WAIT_FOR  # noqa: E402
-from haproxy_test import metric, server_states  # noqa: E402
+from events_test import OPEN_IN_ROOM, has, wait_for  # noqa: E402
+from haproxy_test import metric, server_states, start_haproxy  # noqa: E402
 
 import websockets  # noqa: E402  (cdp has said what to install when it is missing)
 
 ROOM = "instances"
 PERIOD = 0.04  # seconds between two publishes
 
-OPEN = """
-(() => {
-  window.got = []; window.opens = 0; window.errors = 0;
-  const es = new EventSource("/events/chat/%s");
-  es.onopen = () => { window.opens += 1; };
-  es.onerror = () => { window.errors += 1; };
-  es.onmessage = (e) => { window.got.push({id: e.lastEventId, data: e.data, stream: window.opens}); };
-  window.es = es;
-  return true;
-})()
-""" % ROOM
-
-
-def wait_for(predicate):
-    return WAIT_FOR % (predicate, predicate.replace('"', "'"))
-
-
-def has(data):
-    return f"window.got.some(m => m.data === {json.dumps(data)})"
+OPEN = OPEN_IN_ROOM % ROOM
 
 
 class Publisher:
@@ -181,17 +163,8 @@ def main(scratch, args):
         d.wait_tcp(port, f"stet-server {name}", servers[name])
         d.wait_until(lambda: metric(port, "stet_pubsub_connected") == 1, f"stet-server {name} to reach Redis")
 
-    stats = scratch.file("haproxy.sock")
-    cfg = d.substitute(d.doc_block(args.deploy_md, "haproxy.cfg"),
-                       {"127.0.0.1:8090": f"127.0.0.1:{port_haproxy}", "127.0.0.1:8082": f"127.0.0.1:{port_a}",
-                        "127.0.0.1:8083": f"127.0.0.1:{port_b}"})
-    # Test-only: the stats socket, to see HAProxy's view of the servers.
-    cfg = d.substitute(cfg, {"    maxconn 4096\n": f"    maxconn 4096\n    stats socket {stats} mode 600\n"})
-    with open(scratch.file("haproxy.cfg"), "w") as f:
-        f.write(cfg)
-    balancer = scratch.start([haproxy, "-db", "-f", scratch.file("haproxy.cfg")], "haproxy")
-    d.wait_tcp(port_haproxy, "haproxy", balancer)
-    d.wait_until(lambda: server_states(stats) == {"a": "UP", "b": "UP"}, "both servers up")
+    stats = start_haproxy(scratch, haproxy, args.deploy_md, port_haproxy,
+                          {"127.0.0.1:8082": f"127.0.0.1:{port_a}", "127.0.0.1:8083": f"127.0.0.1:{port_b}"})
 
     began = time.monotonic()
     results = cdp.run(scenario(f"http://127.0.0.1:{port_haproxy}", ports, servers, stats, args.screenshot), seconds=60)

@@ -70,14 +70,19 @@ std::vector<std::string> datas(const std::vector<delivered_event>& events) {
 struct two_instances : ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(redis.start()) << "redis-server could not be started (is it installed?)";
-    a = stet::detail::make_redis_bus(options_for(redis));
-    b = stet::detail::make_redis_bus(options_for(redis));
+    stet::detail::redis_bus_options options = options_for(redis);
+    tune(options);
+    a = stet::detail::make_redis_bus(options);
+    b = stet::detail::make_redis_bus(options);
     a->start(at_a.sink());
     b->start(at_b.sink());
     a->watch("room");
     b->watch("room");
     await_subscribed(*a, "room", {&at_a, &at_b});
   }
+
+  /// A fixture's own options for both instances.
+  virtual void tune(stet::detail::redis_bus_options& /*options*/) {}
 
   redis_server redis;
   bus_collector at_a;
@@ -358,20 +363,12 @@ TEST(RedisBus, RefusesPublishesBeyondTheOutgoingBound) {
   EXPECT_EQ(bus->stats().lost, 0u);
 }
 
-TEST(RedisBus, APausedRedisIsNoticedAndTheBusReturnsWhenItResumes) {
-  redis_server redis;
-  ASSERT_TRUE(redis.start()) << "redis-server could not be started (is it installed?)";
-  auto options = options_for(redis);
-  options.reply_timeout = 300ms;
-  auto a = stet::detail::make_redis_bus(options);
-  auto b = stet::detail::make_redis_bus(options);
-  bus_collector at_a;
-  bus_collector at_b;
-  a->start(at_a.sink());
-  b->start(at_b.sink());
-  a->watch("room");
-  b->watch("room");
-  await_subscribed(*a, "room", {&at_a, &at_b});
+// Two instances whose links give a silent Redis 300 ms.
+struct impatient_instances : two_instances {
+  void tune(stet::detail::redis_bus_options& options) override { options.reply_timeout = 300ms; }
+};
+
+TEST_F(impatient_instances, APausedRedisIsNoticedAndTheBusReturnsWhenItResumes) {
   const stet::detail::bus_stats before = a->stats();
   EXPECT_EQ(before.timeouts, 0u);  // an idle, healthy link answers its probes
 

@@ -5,7 +5,8 @@
 //   fanout_load SUB_PORT SUB_PATH sse|ws SUBSCRIBERS PUB_PORT PUB_PATH MESSAGES WINDOW RATE PIDS
 //
 // SUBSCRIBERS connections GET SUB_PATH (an event stream, or a WebSocket
-// upgrade) and only read. Once every one has its answer's head (and 0.5 s
+// upgrade; at most 256 connecting at once, so the server's listen backlog
+// never overflows into SYN retries) and only read. Once every one has its answer's head (and 0.5 s
 // more, for the subscriptions to settle), one keep-alive connection POSTs
 // MESSAGES bodies of 32 bytes to PUB_PATH, each `#e#<steady ns>#` padded: at
 // most WINDOW messages ahead of the slowest delivery (fan-out), or, with
@@ -40,6 +41,7 @@ namespace {
 
 std::uint64_t delivered = 0;
 std::size_t heads = 0;
+std::function<void()> next_subscriber;  // starts one more, while some are left
 std::vector<std::uint32_t> latencies_us;
 
 std::int64_t now_ns() {
@@ -119,6 +121,7 @@ class subscriber : public std::enable_shared_from_this<subscriber> {
                                 if (end == std::string::npos) return self->read();
                                 self->head_done_ = true;
                                 ++heads;
+                                if (next_subscriber) next_subscriber();
                                 const std::string body = self->head_.substr(end + 4);
                                 self->scanner_.feed(body.data(), body.size());
                               } else {
@@ -172,7 +175,13 @@ int main(int argc, char** argv) {
   net::io_context io(1);
   const tcp::endpoint sub_to(net::ip::make_address("127.0.0.1"), sub_port);
   const std::string request = subscribe_request(sub_path, websocket);
-  for (std::size_t i = 0; i < subscribers; ++i) std::make_shared<subscriber>(io, request)->start(sub_to);
+  std::size_t started = 0;
+  next_subscriber = [&] {
+    if (started == subscribers) return;
+    ++started;
+    std::make_shared<subscriber>(io, request)->start(sub_to);
+  };
+  for (std::size_t i = 0; i < 256; ++i) next_subscriber();
   const auto setup_deadline = steady::now() + std::chrono::seconds(60);
   while (heads < subscribers && steady::now() < setup_deadline) io.run_for(std::chrono::milliseconds(10));
   if (heads < subscribers) {
