@@ -21,6 +21,18 @@ TEST(MakeBus, ARedisUrlMakesARedisBusThatIsNotConnectedBeforeStart) {
   EXPECT_EQ(choice.chosen->stats().refused, 1u);
 }
 
+TEST(MakeBus, TakesTheReplyTimeoutFromTheUrl) {
+  stet::server_options o;
+  o.pubsub = "redis://127.0.0.1:1?timeout_ms=250";
+  const auto choice = stet::detail::make_bus(o);
+  EXPECT_FALSE(choice.error);
+  EXPECT_NE(choice.chosen, nullptr);
+  o.pubsub = "redis://127.0.0.1:1?timeout_ms=soon";
+  EXPECT_EQ(
+      stet::detail::make_bus(o).error.message(),
+      "pubsub 'redis://127.0.0.1:1?timeout_ms=soon': timeout_ms is not a number of milliseconds from 0 to 600000");
+}
+
 TEST(MakeBus, ABadValueIsAStartErrorNamingIt) {
   stet::server_options o;
   o.pubsub = "redis://127.0.0.1:99999";
