@@ -3,6 +3,7 @@
 #include "net/redis/hiredis_asio.hpp"
 
 #include <hiredis/async.h>
+#include <sys/ioctl.h>
 
 #include <algorithm>
 #include <utility>
@@ -111,13 +112,20 @@ void redis_link::watch_silence() {
   silence_.async_wait([this, timeout, quiet](const boost::system::error_code& ec) {
     if (ec || closed_ || context_ == nullptr) return;
     const auto since = std::chrono::steady_clock::now() - heard_at_;
-    if (since >= timeout) {
+    if (since >= timeout && !answer_waiting()) {
       silent();
       return;
     }
     if (connected_ && since >= quiet) send_probe();
     watch_silence();
   });
+}
+
+// Bytes the kernel holds for us are Redis's answer that this thread has not
+// read yet (it was starved, not Redis silent): no reason to drop the link.
+bool redis_link::answer_waiting() const noexcept {
+  int bytes = 0;
+  return context_ != nullptr && ::ioctl(context_->c.fd, FIONREAD, &bytes) == 0 && bytes > 0;
 }
 
 // From the timer, never inside a hiredis callback, so the context may be

@@ -72,6 +72,7 @@ class redis_link {
   void send_probe();
   void watch_silence();
   void silent() noexcept;
+  bool answer_waiting() const noexcept;
 
   asio::io_context& io_;
   settings settings_;
