@@ -24,9 +24,7 @@ TEST(MakeBus, ARedisUrlMakesARedisBusThatIsNotConnectedBeforeStart) {
 TEST(MakeBus, TakesTheReplyTimeoutFromTheUrl) {
   stet::server_options o;
   o.pubsub = "redis://127.0.0.1:1?timeout_ms=250";
-  const auto choice = stet::detail::make_bus(o);
-  EXPECT_FALSE(choice.error);
-  EXPECT_NE(choice.chosen, nullptr);
+  EXPECT_NE(stet::detail::make_bus(o).chosen, nullptr);
   o.pubsub = "redis://127.0.0.1:1?timeout_ms=soon";
   EXPECT_EQ(
       stet::detail::make_bus(o).error.message(),
