@@ -25,6 +25,8 @@ void collect_bus(const bus_stats& s, std::vector<metric_sample>& out) {
       static_cast<double>(s.reconnects));
   add(out, "stet_pubsub_connected", "Whether the bus reaches its backend (1) or not (0).", "gauge",
       s.connected ? 1.0 : 0.0);
+  add(out, "stet_pubsub_timeouts_total", "Backend connections dropped because it answered nothing for too long.",
+      "counter", static_cast<double>(s.timeouts));
 }
 
 void collect_events(std::vector<metric_sample>& out) {

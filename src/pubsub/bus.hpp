@@ -48,7 +48,8 @@ struct bus_stats {
   std::uint64_t refused = 0;    // publish() refused: the outgoing queue was full
   std::uint64_t lost = 0;       // accepted but known not delivered (e.g. dropped while disconnected)
   std::uint64_t reconnects = 0;
-  bool connected = true;  // the in-process bus is always connected
+  bool connected = true;       // the in-process bus is always connected
+  std::uint64_t timeouts = 0;  // connections dropped because the backend fell silent
 };
 
 class bus {

@@ -18,6 +18,7 @@ bus_choice make_bus(const server_options& options) {
   }
   redis_bus_options redis;
   redis.address = std::move(url.address);
+  if (url.reply_timeout) redis.reply_timeout = *url.reply_timeout;
   return {make_redis_bus(std::move(redis)), {}};
 }
 

@@ -38,6 +38,10 @@ struct redis_bus_options {
   /// lost the same Redis do not come back in step).
   std::chrono::milliseconds reconnect_min{100};
   std::chrono::milliseconds reconnect_max{5000};
+  /// A connection on which Redis has said nothing for this long (a probe goes
+  /// after a third of it) is dropped like a lost one: a Redis that is paused
+  /// or wedged accepts bytes and closes nothing. 0: never.
+  std::chrono::milliseconds reply_timeout{3000};
 };
 
 /// A bus over the Redis at `options.address`. It never refuses to exist:

@@ -1,7 +1,9 @@
 #pragma once
 // The `redis://HOST:PORT` form of server_options::pubsub, read once at start.
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,13 +18,15 @@ struct redis_address {
 /// A parsed URL, or why it is not one (`why` empty on success).
 struct redis_url {
   redis_address address;
+  std::optional<std::chrono::milliseconds> reply_timeout;  // `?timeout_ms=N`; absent: the bus's default
   std::string why;
 };
 
-/// Reads `redis://HOST[:PORT][/]`: HOST a name, an IPv4 literal or a
-/// bracketed IPv6 literal, PORT 1-65535 (default 6379). Credentials, a
-/// database number and query parameters are refused by name rather than
-/// ignored, so a URL never means less than it says.
+/// Reads `redis://HOST[:PORT][/][?timeout_ms=N]`: HOST a name, an IPv4
+/// literal or a bracketed IPv6 literal, PORT 1-65535 (default 6379), N 0 to
+/// 600000 (redis_bus_options::reply_timeout; 0: never). Credentials, a
+/// database number, a fragment and any other query parameter are refused by
+/// name rather than ignored, so a URL never means less than it says.
 redis_url parse_redis_url(std::string_view url);
 
 }  // namespace stet::detail

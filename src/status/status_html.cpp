@@ -258,6 +258,7 @@ constexpr std::string_view script = R"js(
     if (data.connections.event_streams != null) {
       accepted += ' \u00b7 event streams ' + count(data.connections.event_streams) + ' \u00b7 topics: published ' +
                   count(data.connections.published) + ', delivered ' + count(data.connections.delivered);
+      if (data.connections.pubsub_connected === 0) accepted += ' \u00b7 bus DISCONNECTED';
     }
     $('accepted').textContent = accepted;
     const p = data.phases;

@@ -188,6 +188,8 @@ void write_totals(json::writer& w, const metrics_snapshot& s) {
   or_null("event_streams", sample_value(s, "stet_sse_streams_open"));
   or_null("published", sample_value(s, "stet_pubsub_published_total"));
   or_null("delivered", sample_value(s, "stet_pubsub_delivered_total"));
+  // 1 while the bus reaches its backend (Redis), 0 while it does not.
+  or_null("pubsub_connected", sample_value(s, "stet_pubsub_connected"));
   w.end_object();
   w.key("phases").begin_object();
   for (std::size_t p = 0; p < phase_count; ++p) {

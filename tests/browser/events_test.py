@@ -37,7 +37,7 @@ new Promise((resolve, reject) => {
 })
 """
 
-OPEN = """
+OPEN_IN_ROOM = """
 (() => {
   window.got = []; window.opens = 0; window.errors = 0;
   const es = new EventSource("/events/chat/%s");
@@ -47,7 +47,8 @@ OPEN = """
   window.es = es;
   return true;
 })()
-""" % ROOM
+"""
+OPEN = OPEN_IN_ROOM % ROOM
 
 POST = """
 fetch("/chat/%s", {method: "POST", body: %%s}).then(r => r.status)

@@ -35,15 +35,7 @@ def main(scratch, stet, doc):
         return p
 
     servers = {name: start(name) for name in ("a", "b")}
-    stats = scratch.file("haproxy.sock")
-    cfg = d.substitute(d.doc_block(doc, "haproxy.cfg"), {"127.0.0.1:8090": f"127.0.0.1:{port_haproxy}", **names})
-    # Test-only: the stats socket, to see when HAProxy marks a server down or up.
-    cfg = d.substitute(cfg, {"    maxconn 4096\n": f"    maxconn 4096\n    stats socket {stats} mode 600\n"})
-    with open(scratch.file("haproxy.cfg"), "w") as f:
-        f.write(cfg)
-    balancer = scratch.start([haproxy, "-db", "-f", scratch.file("haproxy.cfg")], "haproxy")
-    d.wait_tcp(port_haproxy, "haproxy", balancer)
-    d.wait_until(lambda: server_states(stats) == {"a": "UP", "b": "UP"}, "both servers up")
+    stats = start_haproxy(scratch, haproxy, doc, port_haproxy, names)
 
     for source in ("127.0.0.2", "127.0.0.3"):
         seen = d.get_json(port_haproxy, "/-/client.json", headers={"Host": "app.example"}, source=source)
@@ -60,6 +52,22 @@ def main(scratch, stet, doc):
                  "the headerless connection counted")
 
     rolling_restart(port_haproxy, stats, servers, start)
+
+
+def start_haproxy(scratch, haproxy, doc, port, servers):
+    """HAProxy with docs/deploy.md's haproxy.cfg on `port`, `servers` mapping the
+    documented server addresses to the real ones; waits until both are up and
+    returns the path of its stats socket."""
+    stats = scratch.file("haproxy.sock")
+    cfg = d.substitute(d.doc_block(doc, "haproxy.cfg"), {"127.0.0.1:8090": f"127.0.0.1:{port}", **servers})
+    # Test-only: the stats socket, to see when HAProxy marks a server down or up.
+    cfg = d.substitute(cfg, {"    maxconn 4096\n": f"    maxconn 4096\n    stats socket {stats} mode 600\n"})
+    with open(scratch.file("haproxy.cfg"), "w") as f:
+        f.write(cfg)
+    balancer = scratch.start([haproxy, "-db", "-f", scratch.file("haproxy.cfg")], "haproxy")
+    d.wait_tcp(port, "haproxy", balancer)
+    d.wait_until(lambda: server_states(stats) == {"a": "UP", "b": "UP"}, "both servers up")
+    return stats
 
 
 def rolling_restart(port, stats, servers, start):

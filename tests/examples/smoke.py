@@ -637,6 +637,7 @@ def stet_server_cli(binary, extra):
     out = subprocess.run([binary, "--upload-dir", "/proc"], capture_output=True, text=True, timeout=10)
     check(out.returncode == 1 and out.stderr.startswith("stet-server: --upload-dir /proc: "), f"/proc: {out}")
     listening_lines(binary)
+    redis_absent(binary)
 
 
 def listening_lines(binary):
@@ -655,6 +656,29 @@ def listening_lines(binary):
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=15)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def redis_absent(binary):
+    """--pubsub at a port where no Redis listens: the server serves, and both
+    /-/metrics and /-/status.json say the bus is not connected."""
+    port, nobody = free_port(), free_port()
+    proc = subprocess.Popen([binary, "--listen", f"127.0.0.1:{port}", "--no-access-log", "--pubsub",
+                             f"redis://127.0.0.1:{nobody}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                status, _, metrics = request_on(port, "GET", "/-/metrics")
+                break
+            except OSError:
+                check(time.monotonic() < deadline and proc.poll() is None, "stet-server with --pubsub did not start")
+                time.sleep(0.05)
+        check(status == 200 and b"\nstet_pubsub_connected 0\n" in metrics, "stet_pubsub_connected is not 0")
+        status, _, body = request_on(port, "GET", "/-/status.json")
+        check(status == 200 and b'"pubsub_connected":0' in body, f"status.json: {body[:400]!r}")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=15)
 
 
 SCENARIOS = {f.__name__: f for f in (hello, json_api, static_site, signed_cookies, streaming, sqlite_users, upload,

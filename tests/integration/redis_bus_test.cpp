@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -69,14 +70,19 @@ std::vector<std::string> datas(const std::vector<delivered_event>& events) {
 struct two_instances : ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(redis.start()) << "redis-server could not be started (is it installed?)";
-    a = stet::detail::make_redis_bus(options_for(redis));
-    b = stet::detail::make_redis_bus(options_for(redis));
+    stet::detail::redis_bus_options options = options_for(redis);
+    tune(options);
+    a = stet::detail::make_redis_bus(options);
+    b = stet::detail::make_redis_bus(options);
     a->start(at_a.sink());
     b->start(at_b.sink());
     a->watch("room");
     b->watch("room");
     await_subscribed(*a, "room", {&at_a, &at_b});
   }
+
+  /// A fixture's own options for both instances.
+  virtual void tune(stet::detail::redis_bus_options& /*options*/) {}
 
   redis_server redis;
   bus_collector at_a;
@@ -170,6 +176,86 @@ TEST_F(two_instances, ReplayOnAnotherInstanceResumesAfterTheLastId) {
   EXPECT_FALSE(nonsense.complete);
   // A topic without history: an id for it cannot be resumed.
   EXPECT_FALSE(replay(*b, "never published", seen[1].id, 100).complete);
+}
+
+// What an event stream does when it resumes on an instance with no
+// subscriber of its topic yet (a client reconnecting to another instance):
+// watch the topic, then replay from the client's last id, holding live
+// deliveries until the replay answers. Replayed and live events together
+// must hold every message after that id, however the two commands (on two
+// connections) and the other instance's publishes interleave in Redis.
+// Two instances whose history outlasts a round of steady publishing.
+struct long_history_instances : two_instances {
+  void tune(stet::detail::redis_bus_options& options) override { options.history = 100000; }
+};
+
+TEST_F(long_history_instances, AResumeThatStartsWatchingMissesNothingPublishedMeanwhile) {
+  constexpr int rounds = 10;
+  for (int round = 0; round < rounds; ++round) {
+    const std::string topic = "resume " + std::to_string(round);
+    const std::string prefix = "r" + std::to_string(round) + ":";
+    const auto of_topic = [&](bus_collector& c) {
+      std::vector<delivered_event> out;
+      for (delivered_event& e : c.snapshot())
+        if (e.topic == topic && e.data.starts_with(prefix)) out.push_back(std::move(e));
+      return out;
+    };
+    a->watch(topic);
+    await_subscribed(*a, topic, {&at_a});
+    // Stopped and joined when the round ends, an ASSERT's return included.
+    struct steady_publisher {
+      std::atomic<bool> publishing{true};
+      std::atomic<int> sent{0};
+      std::thread thread;
+      void stop() {
+        publishing = false;
+        if (thread.joinable()) thread.join();
+      }
+      ~steady_publisher() { stop(); }
+    } stream;
+    stream.thread = std::thread([&] {
+      while (stream.publishing) {
+        if (a->publish(topic, prefix + std::to_string(stream.sent.load()))) ++stream.sent;
+        std::this_thread::sleep_for(50us);
+      }
+    });
+    ASSERT_GE(at_a.wait_for(3, prefix).size(), 3u);
+    const std::string last = of_topic(at_a).back().id;  // what the client had seen
+
+    // The last round resumes behind a crowd: b subscribes to many topics
+    // just before (as after a reconnect, when every watched topic is
+    // subscribed again), so Redis reads the topic's SUBSCRIBE many event-loop
+    // turns after the replay on the other connection.
+    if (round == rounds - 1)
+      for (int i = 0; i < 20000; ++i) b->watch("crowd " + std::to_string(i));
+    b->watch(topic);
+    const stet::detail::bus_replay r = replay(*b, topic, last, 100000);
+    std::this_thread::sleep_for(20ms);
+    stream.stop();
+    const auto sent = static_cast<std::size_t>(stream.sent.load());
+    ASSERT_EQ(at_a.wait_for(sent, prefix).size(), sent);
+    const std::string final_id = of_topic(at_a).back().id;
+    at_b.wait_until([&](const std::vector<delivered_event>& all) {
+      return std::any_of(all.begin(), all.end(), [&](const delivered_event& e) { return e.id == final_id; });
+    });
+    ASSERT_FALSE(r.failed);
+    ASSERT_TRUE(r.complete);
+
+    // The client's view: the replay, then the live events after its newest.
+    std::vector<std::string> got;
+    for (const stet::detail::bus_record& e : r.events) got.push_back(e.id);
+    const auto newest =
+        r.events.empty() ? stet::detail::parse_stream_id(last) : stet::detail::parse_stream_id(r.events.back().id);
+    for (const delivered_event& e : of_topic(at_b))
+      if (stet::detail::parse_stream_id(e.id) > newest) got.push_back(e.id);
+    std::vector<std::string> expected;
+    for (const delivered_event& e : of_topic(at_a))
+      if (stet::detail::parse_stream_id(e.id) > stet::detail::parse_stream_id(last)) expected.push_back(e.id);
+    ASSERT_EQ(got, expected) << "round " << round << ": " << expected.size() - std::min(expected.size(), got.size())
+                             << " of " << expected.size() << " messages after the resume point missing";
+    b->unwatch(topic);
+    a->unwatch(topic);
+  }
 }
 
 TEST(RedisBus, ReplayReportsTheGapWhenHistoryWasTrimmed) {
@@ -286,6 +372,50 @@ TEST(RedisBus, RefusesPublishesBeyondTheOutgoingBound) {
   // Answers free the room again.
   EXPECT_TRUE(eventually([&] { return bus->publish("t", "y"); }));
   EXPECT_EQ(bus->stats().lost, 0u);
+}
+
+// Two instances whose links give a silent Redis 300 ms.
+struct impatient_instances : two_instances {
+  void tune(stet::detail::redis_bus_options& options) override { options.reply_timeout = 300ms; }
+};
+
+TEST_F(impatient_instances, APausedRedisIsNoticedAndTheBusReturnsWhenItResumes) {
+  const stet::detail::bus_stats before = a->stats();
+  EXPECT_EQ(before.timeouts, 0u);  // an idle, healthy link answers its probes
+
+  // SIGSTOP: the sockets stay open and the kernel takes the bytes; Redis
+  // answers nothing. (The redis_server's destructor sends SIGCONT too.)
+  redis.pause();
+  int accepted = 0;
+  for (int i = 0; i < 5; ++i) accepted += a->publish("room", "into the pause " + std::to_string(i)) ? 1 : 0;
+  EXPECT_EQ(accepted, 5);  // not noticed yet
+  const auto paused_at = std::chrono::steady_clock::now();
+  ASSERT_TRUE(eventually([&] { return !a->stats().connected && !b->stats().connected; }, 3s))
+      << "a paused Redis went unnoticed";
+  const auto noticed = std::chrono::steady_clock::now() - paused_at;
+  EXPECT_GE(noticed, 250ms);  // the timeout, not sooner (and within the 3 s above)
+  EXPECT_GE(a->stats().timeouts, 1u);
+  EXPECT_GE(b->stats().timeouts, 1u);
+  // What was waiting for an answer is counted lost, nothing stays queued, and
+  // publishes are refused while the link is down.
+  EXPECT_EQ(a->stats().lost - before.lost, 5u);
+  EXPECT_FALSE(a->publish("room", "refused"));
+  EXPECT_EQ(a->stats().refused - before.refused, 1u);
+  EXPECT_TRUE(replay(*a, "room", "1-0", 10).failed);
+
+  // Reconnecting reaches the kernel's backlog of the paused Redis: connected
+  // in TCP's sense only, so never up, and the silence drops it again.
+  std::this_thread::sleep_for(800ms);
+  EXPECT_FALSE(a->stats().connected);
+  EXPECT_EQ(a->stats().reconnects, before.reconnects);
+
+  redis.resume();
+  ASSERT_TRUE(eventually([&] { return a->stats().connected && b->stats().connected; }, 5s));
+  EXPECT_GE(a->stats().reconnects, before.reconnects + 2);  // both connections came back
+  await_subscribed(*a, "room", {&at_a, &at_b});
+  ASSERT_TRUE(b->publish("room", "after the pause"));
+  EXPECT_EQ(at_a.wait_for(1, "after the pause").size(), 1u);
+  EXPECT_EQ(at_b.wait_for(1, "after the pause").size(), 1u);
 }
 
 TEST_F(two_instances, ASlowInstanceDoesNotSlowTheOthers) {

@@ -41,7 +41,11 @@ class redis_server {
   explicit redis_server(std::vector<std::string> extra = {}) : port_(free_port()), extra_(std::move(extra)) {}
   redis_server(const redis_server&) = delete;
   redis_server& operator=(const redis_server&) = delete;
-  ~redis_server() { stop(SIGKILL); }
+  // A paused one too: SIGCONT first, so nothing is left stopped whatever the test did.
+  ~redis_server() {
+    resume();
+    stop(SIGKILL);
+  }
 
   std::uint16_t port() const noexcept { return port_; }
   std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
@@ -75,8 +79,12 @@ class redis_server {
     pid_ = 0;
   }
   /// SIGSTOP / SIGCONT: Redis stays connected but answers nothing.
-  void pause() { ::kill(pid_, SIGSTOP); }
-  void resume() { ::kill(pid_, SIGCONT); }
+  void pause() {
+    if (pid_ > 0) ::kill(pid_, SIGSTOP);
+  }
+  void resume() {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
+  }
 
  private:
   bool answers_ping() const {

@@ -4,6 +4,7 @@
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <memory>
+#include <utility>
 
 namespace stet::detail {
 
@@ -17,7 +18,8 @@ namespace {
 // (shared_from_this) until they have run.
 class hiredis_watch : public std::enable_shared_from_this<hiredis_watch> {
  public:
-  hiredis_watch(asio::io_context& io, redisAsyncContext* context) : socket_(io), context_(context) {}
+  hiredis_watch(asio::io_context& io, redisAsyncContext* context, std::function<void()> heard)
+      : socket_(io), context_(context), heard_(std::move(heard)) {}
 
   bool open(int fd) {
     boost::system::error_code ec;
@@ -50,16 +52,20 @@ class hiredis_watch : public std::enable_shared_from_this<hiredis_watch> {
     socket_.async_wait(which, [self = shared_from_this(), which, reading](const boost::system::error_code& ec) {
       (reading ? self->read_waiting_ : self->write_waiting_) = false;
       if (ec || self->context_ == nullptr || !(reading ? self->want_read_ : self->want_write_)) return;
-      if (reading)
+      if (reading) {
         redisAsyncHandleRead(self->context_);
-      else
+        // Not for a read that ended the context (hiredis freed it inside).
+        if (self->context_ != nullptr && self->heard_) self->heard_();
+      } else {
         redisAsyncHandleWrite(self->context_);
+      }
       if (self->context_ != nullptr && (reading ? self->want_read_ : self->want_write_)) self->arm(which);
     });
   }
 
   asio::posix::stream_descriptor socket_;
   redisAsyncContext* context_;
+  std::function<void()> heard_;
   bool want_read_ = false;
   bool want_write_ = false;
   bool read_waiting_ = false;
@@ -70,9 +76,9 @@ hiredis_watch& watch_of(void* data) { return **static_cast<std::shared_ptr<hired
 
 }  // namespace
 
-bool attach_hiredis(redisAsyncContext* context, asio::io_context& io) {
+bool attach_hiredis(redisAsyncContext* context, asio::io_context& io, std::function<void()> heard) {
   if (context->ev.data != nullptr) return false;
-  auto watch = std::make_shared<hiredis_watch>(io, context);
+  auto watch = std::make_shared<hiredis_watch>(io, context, std::move(heard));
   if (!watch->open(context->c.fd)) return false;
   constexpr auto read = asio::posix::descriptor_base::wait_read;
   constexpr auto write = asio::posix::descriptor_base::wait_write;

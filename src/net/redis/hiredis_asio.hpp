@@ -7,13 +7,17 @@
 
 #include "net/asio.hpp"
 
+#include <functional>
+
 struct redisAsyncContext;
 
 namespace stet::detail {
 
 /// Makes `context`'s I/O run on `io` (its thread only). The hooks live until
-/// hiredis frees the context (its cleanup hook). False when the context
-/// already has an event library or its socket cannot be watched.
-bool attach_hiredis(redisAsyncContext* context, asio::io_context& io);
+/// hiredis frees the context (its cleanup hook). `heard` (may be empty) runs
+/// after each read hiredis has handled while the context lives: Redis said
+/// something, outside any hiredis callback. False when the context already
+/// has an event library or its socket cannot be watched.
+bool attach_hiredis(redisAsyncContext* context, asio::io_context& io, std::function<void()> heard = {});
 
 }  // namespace stet::detail

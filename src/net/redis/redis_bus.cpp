@@ -18,8 +18,11 @@
 #include <fmt/format.h>
 #include <array>
 #include <atomic>
+#include <map>
 #include <set>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace stet::detail {
 
@@ -54,11 +57,25 @@ class redis_bus final : public bus {
     stream_id last;
     replay_done done;
   };
+  struct waiting_replay {
+    stream_id last;
+    std::size_t limit;
+    replay_done done;
+  };
+  // A topic whose SUBSCRIBE Redis has not confirmed yet, and the replays that
+  // wait for it (see send_replay()).
+  struct confirming {
+    unsigned subscribes = 0;
+    std::vector<waiting_replay> replays;
+  };
 
   // The loop thread's side.
   void command_up();
   void subscriber_up();
   void link_down();
+  void subscriber_down();
+  void fail_waiting_replays() noexcept;
+  void subscription_confirmed(std::string_view topic);
   void send_publish(const std::string& topic, const std::string& data);
   void send_subscription(std::string_view verb, std::string_view topic);
   void send_replay(const std::string& topic, stream_id last, std::size_t limit, replay_done& done);
@@ -80,7 +97,8 @@ class redis_bus final : public bus {
   asio::executor_work_guard<asio::io_context::executor_type> work_ = asio::make_work_guard(io_);
   redis_link commands_;
   redis_link subscriber_;
-  std::set<std::string, std::less<>> watched_;  // loop thread only
+  std::set<std::string, std::less<>> watched_;                 // loop thread only
+  std::map<std::string, confirming, std::less<>> confirming_;  // loop thread only
   sink sink_;
   std::thread thread_;
 
@@ -96,14 +114,20 @@ class redis_bus final : public bus {
   std::atomic<std::uint64_t> reconnects_{0};
 };
 
-redis_link::settings link_settings(const redis_bus_options& o) { return {o.address, o.reconnect_min, o.reconnect_max}; }
+redis_link::settings link_settings(const redis_bus_options& o, std::vector<std::string> probe) {
+  return {o.address, o.reconnect_min, o.reconnect_max, o.reply_timeout, std::move(probe)};
+}
 
 redis_bus::redis_bus(redis_bus_options o)
     : options_(std::move(o)),
       commands_(
-          io_, link_settings(options_), [this] { command_up(); }, [this] { link_down(); }),
+          io_, link_settings(options_, {"PING"}), [this] { command_up(); }, [this] { link_down(); }),
+      // A subscribed connection answers only (P)SUBSCRIBE, (P)UNSUBSCRIBE and
+      // PING, and hiredis 0.14 never hands a PING's answer back there; the
+      // anchor's SUBSCRIBE again is answered on any Redis and changes nothing.
       subscriber_(
-          io_, link_settings(options_), [this] { subscriber_up(); }, [this] { link_down(); }) {}
+          io_, link_settings(options_, {"SUBSCRIBE", anchor_channel_}), [this] { subscriber_up(); },
+          [this] { subscriber_down(); }) {}
 
 void redis_bus::start(sink deliver) {
   sink_ = std::move(deliver);
@@ -121,6 +145,7 @@ void redis_bus::stop() noexcept {
     // lost, replays failed) before the loop ends.
     commands_.close();
     subscriber_.close();
+    fail_waiting_replays();
     connected_ = false;
     work_.reset();
     io_.stop();
@@ -143,9 +168,8 @@ void redis_bus::subscriber_up() {
   // hiredis 0.14 (Debian 12) leaves subscriber mode when an UNSUBSCRIBE
   // answer says no channel is left, even with a SUBSCRIBE already sent behind
   // it, and then drops that channel's messages. One channel of the bus's own,
-  // subscribed first and never left, keeps the count above zero.
-  const std::array<std::string_view, 2> anchor{"SUBSCRIBE", anchor_channel_};
-  subscriber_.send(anchor, &redis_bus::on_message, this);
+  // subscribed first (the link's probe, answered before this runs) and never
+  // left, keeps the count above zero.
   // A new connection has no subscriptions: every watched topic again.
   for (const std::string& topic : watched_) send_subscription("SUBSCRIBE", topic);
   if (subscriber_ever_up_.exchange(true)) ++reconnects_;
@@ -153,6 +177,32 @@ void redis_bus::subscriber_up() {
 }
 
 void redis_bus::link_down() { connected_ = false; }
+
+void redis_bus::subscriber_down() {
+  link_down();
+  // Their subscriptions went with the connection; a reconnect subscribes
+  // again, but a client should not wait for that: the replay fails now (the
+  // stream says so with a gap event) and the client may resume later.
+  fail_waiting_replays();
+}
+
+void redis_bus::fail_waiting_replays() noexcept {
+  for (auto& [topic, c] : std::exchange(confirming_, {})) {
+    for (waiting_replay& w : c.replays) {
+      --replays_;
+      w.done(bus_replay{{}, true, true});
+    }
+  }
+}
+
+void redis_bus::subscription_confirmed(std::string_view topic) {
+  const auto it = confirming_.find(topic);
+  if (it == confirming_.end() || --it->second.subscribes > 0) return;
+  std::vector<waiting_replay> replays = std::move(it->second.replays);
+  const std::string t = it->first;
+  confirming_.erase(it);
+  for (waiting_replay& w : replays) send_replay(t, w.last, w.limit, w.done);
+}
 
 void redis_bus::watch(std::string_view topic) {
   asio::post(io_, [this, t = std::string(topic)]() mutable {
@@ -179,11 +229,23 @@ void redis_bus::send_subscription(std::string_view verb, std::string_view topic)
   const std::string channel = channel_prefix_ + std::string(topic);
   const std::array<std::string_view, 2> args{verb, channel};
   // One callback for every channel: hiredis calls it for each message pushed.
-  subscriber_.send(args, &redis_bus::on_message, this);
+  if (!subscriber_.send(args, &redis_bus::on_message, this)) return;
+  if (verb == "SUBSCRIBE") {
+    ++confirming_[std::string(topic)].subscribes;
+  } else if (const auto it = confirming_.find(topic); it != confirming_.end()) {
+    // Nobody here reads the topic any more: its replays need not wait.
+    it->second.subscribes = 1;
+    subscription_confirmed(topic);
+  }
 }
 
 void redis_bus::on_message(redisAsyncContext*, void* reply, void* self_ptr) {
   auto* self = static_cast<redis_bus*>(self_ptr);
+  if (const std::optional<std::string_view> topic =
+          read_subscribed(static_cast<const redisReply*>(reply), self->channel_prefix_)) {
+    self->subscription_confirmed(*topic);
+    return;
+  }
   const std::optional<bus_event> event = read_message(static_cast<const redisReply*>(reply), self->channel_prefix_);
   // A message already on its way when the topic was unwatched is dropped here.
   if (!event || !self->watched_.contains(event->topic) || !self->sink_) return;
@@ -257,7 +319,16 @@ void redis_bus::replay(std::string_view topic, std::string_view last_id, std::si
   });
 }
 
+// A replay of a topic whose SUBSCRIBE is not confirmed yet waits for it. The
+// two go on two connections, and Redis serves connections in no promised
+// order: read first, a message published between the read and the
+// subscription would reach neither (the client resuming on an instance that
+// had no subscriber of its topic would silently miss it).
 void redis_bus::send_replay(const std::string& topic, stream_id last, std::size_t limit, replay_done& done) {
+  if (const auto it = confirming_.find(topic); it != confirming_.end()) {
+    it->second.replays.push_back({last, limit, std::move(done)});
+    return;
+  }
   const std::string key = stream_prefix_ + topic;
   const std::string after = fmt::format("{}-{}", last.ms, last.seq);
   const std::string count = std::to_string(limit);
@@ -279,7 +350,13 @@ void redis_bus::on_replayed(redisAsyncContext*, void* reply, void* call_ptr) {
 }
 
 bus_stats redis_bus::stats() const noexcept {
-  return {published_.load(), delivered_.load(), refused_.load(), lost_.load(), reconnects_.load(), connected_.load()};
+  return {published_.load(),
+          delivered_.load(),
+          refused_.load(),
+          lost_.load(),
+          reconnects_.load(),
+          connected_.load(),
+          commands_.timeouts() + subscriber_.timeouts()};
 }
 
 }  // namespace

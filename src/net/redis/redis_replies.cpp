@@ -36,6 +36,12 @@ std::optional<bus_event> read_message(const redisReply* reply, std::string_view 
   return bus_event{channel.substr(channel_prefix.size()), payload.substr(0, newline), payload.substr(newline + 1)};
 }
 
+std::optional<std::string_view> read_subscribed(const redisReply* reply, std::string_view channel_prefix) noexcept {
+  const std::string_view channel = text(item(reply, 1));
+  if (text(item(reply, 0)) != "subscribe" || !channel.starts_with(channel_prefix)) return std::nullopt;
+  return channel.substr(channel_prefix.size());
+}
+
 bus_replay read_replay(const redisReply* reply, stream_id last) {
   bus_replay out;
   const redisReply* first = item(item(reply, 0), 0);

@@ -17,6 +17,10 @@ namespace stet::detail {
 /// into `reply`); nullopt for anything else (subscribe confirmations too).
 std::optional<bus_event> read_message(const redisReply* reply, std::string_view channel_prefix) noexcept;
 
+/// A subscribe confirmation `["subscribe", PREFIX TOPIC, count]`: the topic
+/// (a view into `reply`); nullopt for anything else.
+std::optional<std::string_view> read_subscribed(const redisReply* reply, std::string_view channel_prefix) noexcept;
+
 /// The replay script's answer for a client whose last id was `last`: the
 /// events after it, and whether any were trimmed away in between. A null or
 /// error reply is `failed`.

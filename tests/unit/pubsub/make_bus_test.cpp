@@ -21,6 +21,16 @@ TEST(MakeBus, ARedisUrlMakesARedisBusThatIsNotConnectedBeforeStart) {
   EXPECT_EQ(choice.chosen->stats().refused, 1u);
 }
 
+TEST(MakeBus, TakesTheReplyTimeoutFromTheUrl) {
+  stet::server_options o;
+  o.pubsub = "redis://127.0.0.1:1?timeout_ms=250";
+  EXPECT_NE(stet::detail::make_bus(o).chosen, nullptr);
+  o.pubsub = "redis://127.0.0.1:1?timeout_ms=soon";
+  EXPECT_EQ(
+      stet::detail::make_bus(o).error.message(),
+      "pubsub 'redis://127.0.0.1:1?timeout_ms=soon': timeout_ms is not a number of milliseconds from 0 to 600000");
+}
+
 TEST(MakeBus, ABadValueIsAStartErrorNamingIt) {
   stet::server_options o;
   o.pubsub = "redis://127.0.0.1:99999";
