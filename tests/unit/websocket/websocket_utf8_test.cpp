@@ -102,6 +102,20 @@ TEST(WebsocketUtf8, SameAnswerWhereverTheTextIsCut) {
   }
 }
 
+// The ASCII fast paths (32 and 8 bytes at a time) must hand every other byte
+// to the DFA wherever it falls: a valid and an invalid sequence at every
+// offset of a long ASCII run.
+TEST(WebsocketUtf8, NonAsciiIsSeenAtEveryOffsetOfALongAsciiRun) {
+  for (std::size_t at = 0; at <= 100; ++at) {
+    const std::string before(at, 'a');
+    const std::string after(100 - at, 'b');
+    EXPECT_TRUE(is_valid_utf8(before + "\xc3\xa9" + after)) << at;
+    EXPECT_FALSE(is_valid_utf8(before + "\xc3\x28" + after)) << at;
+    EXPECT_FALSE(is_valid_utf8(before + "\xff" + after)) << at;
+    EXPECT_FALSE(is_valid_utf8(before + "\xe2\x82")) << at;  // cut short at the end
+  }
+}
+
 TEST(WebsocketUtf8, FailureIsSticky) {
   utf8_validator v;
   EXPECT_FALSE(v.feed("\xff"));
