@@ -7,7 +7,9 @@
 #   bench/e2e/websocket.sh                                  # SECONDS_PER_CELL=5 ROUNDS=3
 #   SECONDS_PER_CELL=2 ROUNDS=5 SERVERS="stet bun" bench/e2e/websocket.sh
 #
-# Cells: echo of 32-byte and 16 KiB text messages over CONNECTIONS connections
+# Cells: echo of 32-byte and 16 KiB text messages, and of 16 KiB binary ones
+# (echo16kbin: bun hands a text message to JavaScript as a string, converted
+# from UTF-8 and back, a binary one as a buffer), over CONNECTIONS connections
 # (each keeps PIPELINE messages in flight), for stet (/ws/echo), bun
 # (/ws/echo) and Beast (any path); publish of a 32-byte message to
 # SUBSCRIBERS members of one room (/ws/chat/bench; the publisher keeps
@@ -25,7 +27,7 @@
 # STET_SERVER_B=path (a second stet-server, the server "stet_b" of SERVERS: two
 # builds side by side, e.g. before and after a change),
 # SERVERS="stet bun beast", ROUNDS=3, BASE_PORT=18580, PIPELINE=8,
-# CONNECTIONS=100, SUBSCRIBERS=1000, CELLS="echo32 echo16k publish32".
+# CONNECTIONS=100, SUBSCRIBERS=1000, CELLS="echo32 echo16k echo16kbin publish32".
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,7 +35,7 @@ root="$(cd "$here/../.." && pwd)"
 SECONDS_PER_CELL="${SECONDS_PER_CELL:-5}"
 ROUNDS="${ROUNDS:-3}"
 SERVERS="${SERVERS:-stet bun beast}"
-CELLS="${CELLS:-echo32 echo16k publish32}"
+CELLS="${CELLS:-echo32 echo16k echo16kbin publish32}"
 BASE_PORT="${BASE_PORT:-18580}"
 PIPELINE="${PIPELINE:-8}"
 CONNECTIONS="${CONNECTIONS:-100}"
@@ -63,11 +65,13 @@ done
 ticks_per_second="$(getconf CLK_TCK)"
 declare -A port=() label=([stet]=stet [stet_b]="stet B" [bun]="uWebSockets (bun)" [beast]=Beast)
 declare -A echo_path=([stet]=/ws/echo [stet_b]=/ws/echo [bun]=/ws/echo [beast]=/)
-declare -A cell_name=([echo32]="echo 32 B" [echo16k]="echo 16 KiB" [publish32]="publish 32 B, per delivered message")
-declare -A cell_conns=() cell_mode=() cell_size=()
-for c in echo32 echo16k; do cell_conns[$c]="$CONNECTIONS"; cell_mode[$c]="echo"; done
+declare -A cell_name=([echo32]="echo 32 B" [echo16k]="echo 16 KiB" [echo16kbin]="echo 16 KiB binary"
+                      [publish32]="publish 32 B, per delivered message")
+declare -A cell_conns=() cell_mode=() cell_size=() cell_frame=([echo16kbin]=binary)
+for c in echo32 echo16k echo16kbin; do cell_conns[$c]="$CONNECTIONS"; cell_mode[$c]="echo"; done
 cell_size[echo32]=32
 cell_size[echo16k]=16384
+cell_size[echo16kbin]=16384
 cell_conns[publish32]="$SUBSCRIBERS"
 cell_mode[publish32]="publish"
 cell_size[publish32]=32
@@ -100,8 +104,9 @@ measure() {
   path="${echo_path[$s]}"
   if [ "${cell_mode[$c]}" = publish ]; then path=/ws/chat/bench; fi
   before="$(cpu_ticks "${server_pid[$s]}")"
+  # shellcheck disable=SC2086  # cell_frame is one word or none
   result="$(taskset -c 1 "$out/ws_load" "${cell_mode[$c]}" "${port[$s]}" "$path" "${cell_conns[$c]}" \
-            "${cell_size[$c]}" "$PIPELINE" "$SECONDS_PER_CELL")"
+            "${cell_size[$c]}" "$PIPELINE" "$SECONDS_PER_CELL" ${cell_frame[$c]:-})"
   after="$(cpu_ticks "${server_pid[$s]}")"
   messages="$(awk '{print $2}' <<<"$result")"
   took="$(awk '{print $4}' <<<"$result")"
