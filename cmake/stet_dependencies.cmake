@@ -60,3 +60,9 @@ endif()
 # internal targets, the tests and the benchmarks all use this list.
 set(STET_DEPENDENCIES Threads::Threads stet_llhttp simdjson::simdjson fmt::fmt OpenSSL::SSL OpenSSL::Crypto ZLIB::ZLIB
     PkgConfig::STET_BROTLI zstd::libzstd_shared ${STET_HIREDIS_LINK_LIBRARIES})
+
+# STET_IO_URING (the experiment in CMakeLists.txt): Debian's liburing-dev.
+if(STET_IO_URING)
+  pkg_check_modules(STET_LIBURING REQUIRED liburing)
+  list(APPEND STET_DEPENDENCIES ${STET_LIBURING_LINK_LIBRARIES})
+endif()

@@ -31,6 +31,9 @@
 #   SERVERS="stet nginx beast restinio floor"      BASE_PORT=18480 ports BASE, BASE+1, ...
 #                    (h2o too, when named: bench/e2e/peers/h2o.conf.in)
 #   STET_SERVER=path a prebuilt stet-server (default: build build-release/)
+#   STET_SERVER_B=path  a second stet-server, run as the server "stet_b" (name it in
+#                    SERVERS): two builds side by side in one run, e.g. the io_uring
+#                    build (-DSTET_IO_URING=ON) against the default epoll one
 #   STET_REVALIDATE_MS=60000  stet's --static-revalidate-ms: nginx's open_file_cache
 #                    checks a cached file every 60 s (open_file_cache_valid's
 #                    default), so stet gets the same window; 0 = a stat per hit
@@ -145,6 +148,16 @@ start_bun() {
   wait_listening "$!" "$port" || die "bun did not start (see $tmp/bun.log)"
 }
 
+# The second stet binary (STET_SERVER_B), started exactly as the first.
+start_stet_b() {
+  # shellcheck disable=SC2034  # used through a nameref by start_stet
+  local port="$1" core0=(taskset -c 0) first="$stet_bin"
+  [ -x "${STET_SERVER_B:-}" ] || die "SERVERS names stet_b: set STET_SERVER_B to an executable stet-server"
+  stet_bin="$STET_SERVER_B"
+  start_stet stet_b "$port" core0
+  stet_bin="$first"
+}
+
 start_servers() {
   # shellcheck disable=SC2034  # used through a nameref by start_stet
   local i=0 name port core0=(taskset -c 0)
@@ -155,6 +168,7 @@ start_servers() {
     server_port[$name]=$port
     case "$name" in
       stet) start_stet stet "$port" core0 ;;
+      stet_b) start_stet_b "$port" ;;
       nginx) start_nginx "$port" ;;
       h2o) start_h2o "$port" ;;
       beast) start_peer beast "$beast_bin" "$port" ;;
@@ -357,7 +371,7 @@ summarise() {
   done < "$tmp/ratios.tsv"
 }
 
-declare -A server_label=([stet]=stet [nginx]=nginx [h2o]=h2o [beast]=Beast [restinio]=RESTinio [floor]=floor [bun]="uWebSockets (bun)")
+declare -A server_label=([stet]=stet [stet_b]="stet B" [nginx]=nginx [h2o]=h2o [beast]=Beast [restinio]=RESTinio [floor]=floor [bun]="uWebSockets (bun)")
 
 # The generated part of docs/benchmarks.md, between the e2e markers.
 write_tables() {
@@ -434,8 +448,10 @@ write_environment() {
         servers+="; RESTinio: \`bench/e2e/peers/restinio_server.cpp\` (/plaintext, /json)" ;;
       bun)
         servers+="; uWebSockets (bun): \`bench/e2e/peers/bun_server.js\` (Bun.serve, one thread; /plaintext, /json)" ;;
+      stet_b)
+        servers+="; stet B: \`STET_SERVER_B\`, $(stet_bin="$STET_SERVER_B" stet_label), run as stet is" ;;
     esac
-    if [ "$name" != stet ]; then peers+=("$name"); fi
+    if [ "$name" != stet ] && [ "$name" != stet_b ]; then peers+=("$name"); fi
   done
   provenance "$run_command" "${peers[@]}" wrk
   echo "- Placement: every server \`taskset -c 0\` with one worker/thread on 127.0.0.1;" \
@@ -552,7 +568,7 @@ main() {
   # Every variable that shapes the table, with its value (STET_SERVER and
   # ENDPOINTS only when given); where the page and plot go does not.
   run_command="$(reproduce_command bench/e2e/run.sh "$command_line" DURATION ROUNDS CONNECTIONS WARMUP SERVERS \
-                 STET_SERVER STET_REVALIDATE_MS STET_STATIC_WATCH ENDPOINTS)"
+                 STET_SERVER STET_SERVER_B STET_REVALIDATE_MS STET_STATIC_WATCH ENDPOINTS)"
   write_report
   write_plot
   # Print the generated block for the log.

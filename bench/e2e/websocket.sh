@@ -1,32 +1,41 @@
 #!/usr/bin/env bash
-# bench/e2e/websocket.sh: WebSocket echo and publish, stet-server against a
-# Boost.Beast echo server (bench/e2e/peers/beast_ws_server.cpp), one run.
+# bench/e2e/websocket.sh: WebSocket echo and publish, stet-server against
+# uWebSockets (bun, bench/e2e/peers/bun_server.js) and a Boost.Beast echo
+# server (bench/e2e/peers/beast_ws_server.cpp, tuned as Beast's own
+# websocket_server_fast is), side by side in one run.
 #
-#   bench/e2e/websocket.sh                 # SECONDS_PER_CELL=5
-#   SECONDS_PER_CELL=2 bench/e2e/websocket.sh
+#   bench/e2e/websocket.sh                                  # SECONDS_PER_CELL=5 ROUNDS=3
+#   SECONDS_PER_CELL=2 ROUNDS=5 SERVERS="stet bun" bench/e2e/websocket.sh
 #
-# The Beast peer is NOT tuned the way Beast's own fast examples are (every
-# operation goes through a strand with a timeout, one read then one write per
-# message): its figures say what that straightforward server costs, and no
-# stet ÷ Beast ratio from this script is to be quoted (docs/benchmarks.md).
-#
-# Cells: echo of 32-byte and 16 KiB text messages over 100 connections (each
-# keeps PIPELINE=8 messages in flight), for stet (/ws/echo) and Beast; publish
-# of a 32-byte message to 1,000 subscribers of one stet room (/ws/chat/bench;
-# the publisher keeps PIPELINE messages in flight, its own copies pacing it).
-# Each server runs one thread pinned to core 0, the load client
-# (bench/e2e/peers/ws_load.cpp) to core 1. Reported: messages/s received by the
-# client and server CPU µs per message = (utime+stime of the server, from
-# /proc/PID/stat, after - before) / messages received. On a shared machine
-# the CPU figure is the steady one.
+# Cells: echo of 32-byte and 16 KiB text messages, and of 16 KiB binary ones
+# (echo16kbin: bun hands a text message to JavaScript as a string, converted
+# from UTF-8 and back, a binary one as a buffer), over CONNECTIONS connections
+# (each keeps PIPELINE messages in flight), for stet (/ws/echo), bun
+# (/ws/echo) and Beast (any path); publish of a 32-byte message to
+# SUBSCRIBERS members of one room (/ws/chat/bench; the publisher keeps
+# PIPELINE messages in flight, its own copies pacing it), for stet and bun
+# (Beast has no rooms). Each server runs one thread pinned to core 0, the load
+# client (bench/e2e/peers/ws_load.cpp) to core 1; the cells are interleaved
+# round by round (for each round, for each cell: every server), so noise from
+# the rest of the machine hits every server alike. Reported: the median over
+# the rounds of messages/s received by the client and of server CPU µs per
+# message = (utime+stime of the server, all its threads, from /proc/PID/stat,
+# after - before) / messages received, with the lowest and highest round; and
+# stet ÷ peer of the medians. On a shared machine the CPU figure is the steady one.
 #
 # Environment: STET_SERVER=path (default: build/examples/stet-server),
-# BASE_PORT=18580, PIPELINE=8, CONNECTIONS=100, SUBSCRIBERS=1000.
+# STET_SERVER_B=path (a second stet-server, the server "stet_b" of SERVERS: two
+# builds side by side, e.g. before and after a change),
+# SERVERS="stet bun beast", ROUNDS=3, BASE_PORT=18580, PIPELINE=8,
+# CONNECTIONS=100, SUBSCRIBERS=1000, CELLS="echo32 echo16k echo16kbin publish32".
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 SECONDS_PER_CELL="${SECONDS_PER_CELL:-5}"
+ROUNDS="${ROUNDS:-3}"
+SERVERS="${SERVERS:-stet bun beast}"
+CELLS="${CELLS:-echo32 echo16k echo16kbin publish32}"
 BASE_PORT="${BASE_PORT:-18580}"
 PIPELINE="${PIPELINE:-8}"
 CONNECTIONS="${CONNECTIONS:-100}"
@@ -35,10 +44,18 @@ STET_SERVER="${STET_SERVER:-$root/build/examples/stet-server}"
 stet_bin="$STET_SERVER"
 out="$root/build-e2e-ws"
 mkdir -p "$out"
+tmp="$(mktemp -d /tmp/stet-e2e-ws.XXXXXX)"
 # shellcheck source=lib.sh source-path=SCRIPTDIR
-. "$here/lib.sh"  # cpu_ticks and the provenance lines
+. "$here/lib.sh"  # cpu_ticks, server_pid/stop_all_servers and the provenance lines
 
-# The peers: header-only Beast and Asio, so one compiler call each.
+cleanup() {
+  stop_all_servers
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The C++ peers: header-only Beast and Asio, so one compiler call each.
 for p in beast_ws_server ws_load; do
   if [ ! -x "$out/$p" ] || [ "$here/peers/$p.cpp" -nt "$out/$p" ]; then
     c++ -std=c++20 -O2 -DNDEBUG -o "$out/$p" "$here/peers/$p.cpp" -pthread
@@ -46,50 +63,110 @@ for p in beast_ws_server ws_load; do
 done
 
 ticks_per_second="$(getconf CLK_TCK)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
+declare -A port=() label=([stet]=stet [stet_b]="stet B" [bun]="uWebSockets (bun)" [beast]=Beast)
+declare -A echo_path=([stet]=/ws/echo [stet_b]=/ws/echo [bun]=/ws/echo [beast]=/)
+declare -A cell_name=([echo32]="echo 32 B" [echo16k]="echo 16 KiB" [echo16kbin]="echo 16 KiB binary"
+                      [publish32]="publish 32 B, per delivered message")
+declare -A cell_conns=() cell_mode=() cell_size=() cell_frame=([echo16kbin]=binary)
+for c in echo32 echo16k echo16kbin; do cell_conns[$c]="$CONNECTIONS"; cell_mode[$c]="echo"; done
+cell_size[echo32]=32
+cell_size[echo16k]=16384
+cell_size[echo16kbin]=16384
+cell_conns[publish32]="$SUBSCRIBERS"
+cell_mode[publish32]="publish"
+cell_size[publish32]=32
+declare -A rate=() cpu=()  # "CELL SERVER" -> the rounds' figures, space-separated
 
-wait_port() {
-  for _ in $(seq 100); do
-    if (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "websocket.sh: nothing listens on port $1" >&2
-  exit 1
+i=0
+for s in $SERVERS; do
+  port[$s]="$((BASE_PORT + i))"
+  i=$((i + 1))
+  case "$s" in
+    stet) taskset -c 0 "$STET_SERVER" --host 127.0.0.1 --port "${port[$s]}" --threads 1 --no-access-log 2>>"$tmp/stet.log" & ;;
+    stet_b)
+      [ -x "${STET_SERVER_B:-}" ] || die "SERVERS names stet_b: set STET_SERVER_B to an executable stet-server"
+      taskset -c 0 "$STET_SERVER_B" --host 127.0.0.1 --port "${port[$s]}" --threads 1 --no-access-log 2>>"$tmp/stet_b.log" & ;;
+    bun) taskset -c 0 bun "$here/peers/bun_server.js" "${port[$s]}" 2>>"$tmp/bun.log" & ;;
+    beast) taskset -c 0 "$out/beast_ws_server" "${port[$s]}" 2>>"$tmp/beast.log" & ;;
+    *) die "unknown server '$s' (stet, stet_b, bun, beast)" ;;
+  esac
+  server_pid[$s]=$!
+  wait_listening "$!" "${port[$s]}" || die "$s did not start"
+done
+
+serves() {  # serves SERVER CELL: Beast echoes but has no rooms
+  [ "$1" != beast ] || [ "${cell_mode[$2]}" = echo ]
 }
 
-# cell NAME PID PORT MODE PATH CONNECTIONS SIZE
-cell() {
-  local name="$1" pid="$2" port="$3" mode="$4" path="$5" conns="$6" size="$7" before after result messages took
-  before="$(cpu_ticks "$pid")"
-  result="$(taskset -c 1 "$out/ws_load" "$mode" "$port" "$path" "$conns" "$size" "$PIPELINE" "$SECONDS_PER_CELL")"
-  after="$(cpu_ticks "$pid")"
+# measure CELL SERVER: one interval, appended to rate/cpu.
+measure() {
+  local c="$1" s="$2" path before after result messages took
+  path="${echo_path[$s]}"
+  if [ "${cell_mode[$c]}" = publish ]; then path=/ws/chat/bench; fi
+  before="$(cpu_ticks "${server_pid[$s]}")"
+  # shellcheck disable=SC2086  # cell_frame is one word or none
+  result="$(taskset -c 1 "$out/ws_load" "${cell_mode[$c]}" "${port[$s]}" "$path" "${cell_conns[$c]}" \
+            "${cell_size[$c]}" "$PIPELINE" "$SECONDS_PER_CELL" ${cell_frame[$c]:-})"
+  after="$(cpu_ticks "${server_pid[$s]}")"
   messages="$(awk '{print $2}' <<<"$result")"
   took="$(awk '{print $4}' <<<"$result")"
-  awk -v n="$name" -v m="$messages" -v s="$took" -v t="$((after - before))" -v hz="$ticks_per_second" \
-    'BEGIN { printf "| %s | %.0f | %.2f |\n", n, m / s, (m > 0 ? t / hz * 1e6 / m : 0) }'
+  rate["$c $s"]+="$(awk -v m="$messages" -v s="$took" 'BEGIN { printf "%.0f ", m / s }')"
+  cpu["$c $s"]+="$(awk -v m="$messages" -v t="$((after - before))" -v hz="$ticks_per_second" \
+                   'BEGIN { printf "%.3f ", (m > 0 ? t / hz * 1e6 / m : 0) }')"
 }
 
-stet_port="$BASE_PORT"
-beast_port="$((BASE_PORT + 1))"
-taskset -c 0 "$STET_SERVER" --host 127.0.0.1 --port "$stet_port" --threads 1 --no-access-log 2>/dev/null &
-pids+=("$!")
-stet_pid="$!"
-taskset -c 0 "$out/beast_ws_server" "$beast_port" 2>/dev/null &
-pids+=("$!")
-beast_pid="$!"
-wait_port "$stet_port"
-wait_port "$beast_port"
+for r in $(seq "$ROUNDS"); do
+  log "round $r of $ROUNDS"
+  for c in $CELLS; do
+    for s in $SERVERS; do
+      if serves "$s" "$c"; then measure "$c" "$s"; fi
+    done
+  done
+done
 
-provenance "$(reproduce_command bench/e2e/websocket.sh "" SECONDS_PER_CELL PIPELINE CONNECTIONS SUBSCRIBERS \
-              STET_SERVER)" beast
-echo "- The Beast peer (bench/e2e/peers/beast_ws_server.cpp) is not tuned: no stet ÷ Beast ratio from this table"
+median() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+range() { tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s–%s", lo, hi }'; }
+
+peers=() tools=()
+for s in $SERVERS; do
+  [ "$s" = stet ] || peers+=("$s")
+  case "$s" in stet | stet_b) ;; *) tools+=("$s") ;; esac
+done
+provenance "$(reproduce_command bench/e2e/websocket.sh "" SECONDS_PER_CELL ROUNDS SERVERS CELLS PIPELINE CONNECTIONS \
+              SUBSCRIBERS STET_SERVER STET_SERVER_B)" "${tools[@]}"
+if [[ " $SERVERS " == *" stet_b "* ]]; then echo "- stet B: $(stet_bin="$STET_SERVER_B" stet_label)"; fi
+echo "- Placement: every server one thread \`taskset -c 0\` on 127.0.0.1, no permessage-deflate; \`ws_load\` \`taskset -c 1\`," \
+     "$PIPELINE messages in flight per connection; cells interleaved round by round"
 echo
-echo "| cell | messages/s | server CPU µs/message |"
-echo "|---|---|---|"
-cell "stet echo 32 B x$CONNECTIONS" "$stet_pid" "$stet_port" echo /ws/echo "$CONNECTIONS" 32
-cell "beast echo 32 B x$CONNECTIONS" "$beast_pid" "$beast_port" echo / "$CONNECTIONS" 32
-cell "stet echo 16 KiB x$CONNECTIONS" "$stet_pid" "$stet_port" echo /ws/echo "$CONNECTIONS" 16384
-cell "beast echo 16 KiB x$CONNECTIONS" "$beast_pid" "$beast_port" echo / "$CONNECTIONS" 16384
-cell "stet publish 32 B to $SUBSCRIBERS (+1)" "$stet_pid" "$stet_port" publish /ws/chat/bench "$SUBSCRIBERS" 32
+echo "Medians of $ROUNDS round(s) of $SECONDS_PER_CELL s; the range is the lowest and highest round."
+echo
+echo "| cell | server | messages/s | server CPU µs/message | range |"
+echo "|---|---|---:|---:|---|"
+for c in $CELLS; do
+  for s in $SERVERS; do
+    serves "$s" "$c" || continue
+    printf '| %s ×%s | %s | %.0f | %.2f | %s |\n' "${cell_name[$c]}" "${cell_conns[$c]}" "${label[$s]}" \
+      "$(median "${rate["$c $s"]}")" "$(median "${cpu["$c $s"]}")" "$(range "${cpu["$c $s"]}")"
+  done
+done
+if [ ${#peers[@]} -gt 0 ] && [[ " $SERVERS " == *" stet "* ]]; then
+  echo
+  echo "stet server CPU/message ÷ peer's (medians; lower is better for stet):"
+  echo
+  head="| cell |"
+  rule="|---|"
+  for p in "${peers[@]}"; do head+=" ÷ ${label[$p]} |"; rule+="---:|"; done
+  echo "$head"
+  echo "$rule"
+  for c in $CELLS; do
+    line="| ${cell_name[$c]} |"
+    for p in "${peers[@]}"; do
+      if serves "$p" "$c"; then
+        line+=" $(awk -v a="$(median "${cpu["$c stet"]}")" -v b="$(median "${cpu["$c $p"]}")" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }') |"
+      else
+        line+=" n/a |"
+      fi
+    done
+    echo "$line"
+  done
+fi

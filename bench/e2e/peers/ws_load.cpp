@@ -3,7 +3,7 @@
 // frames built by hand (one masked frame, prebuilt, sent again and again), so
 // that the client costs as little CPU as it can.
 //
-//   ws_load echo    PORT PATH CONNECTIONS SIZE PIPELINE SECONDS
+//   ws_load echo    PORT PATH CONNECTIONS SIZE PIPELINE SECONDS [binary]
 //     every connection keeps PIPELINE messages of SIZE bytes in flight and
 //     sends one more for every message that comes back.
 //   ws_load publish PORT PATH SUBSCRIBERS SIZE PIPELINE SECONDS
@@ -11,6 +11,8 @@
 //     to all its members); one more of them keeps PIPELINE messages in
 //     flight, and sends one more whenever its own copy comes back.
 //
+// Text frames unless the last argument is "binary" (a JavaScript peer turns a
+// text message into a string and back, a binary one only into a buffer).
 // Prints "messages N seconds S" (messages received over all connections).
 
 #include <boost/asio.hpp>
@@ -31,10 +33,10 @@ namespace {
 
 std::uint64_t received = 0;
 
-// One masked text frame of `size` bytes.
-std::string masked_frame(std::size_t size) {
+// One masked frame of `size` bytes, text or binary.
+std::string masked_frame(std::size_t size, bool binary) {
   std::string f;
-  f += '\x81';  // text: the chat room takes nothing else ('m' is valid UTF-8)
+  f += binary ? '\x82' : '\x81';  // text by default: the chat room takes nothing else ('m' is valid UTF-8)
   if (size < 126) {
     f += static_cast<char>(0x80 | size);
   } else if (size < 65536) {
@@ -148,15 +150,15 @@ class client : public std::enable_shared_from_this<client> {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 8) {
-    std::fprintf(stderr, "usage: ws_load echo|publish PORT PATH CONNECTIONS SIZE PIPELINE SECONDS\n");
+  if (argc != 8 && !(argc == 9 && std::strcmp(argv[8], "binary") == 0)) {
+    std::fprintf(stderr, "usage: ws_load echo|publish PORT PATH CONNECTIONS SIZE PIPELINE SECONDS [binary]\n");
     return 2;
   }
   const std::string mode = argv[1];
   const auto port = static_cast<unsigned short>(std::atoi(argv[2]));
   const std::string path = argv[3];
   const auto connections = static_cast<std::size_t>(std::atol(argv[4]));
-  const std::string frame = masked_frame(static_cast<std::size_t>(std::atol(argv[5])));
+  const std::string frame = masked_frame(static_cast<std::size_t>(std::atol(argv[5])), argc == 9);
   const auto pipeline = static_cast<std::size_t>(std::atol(argv[6]));
   const int seconds = std::atoi(argv[7]);
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -99,6 +100,24 @@ TEST(WebsocketUtf8, SameAnswerWhereverTheTextIsCut) {
         EXPECT_EQ(ok && v.complete(), whole) << text << " cut at " << cut << "," << cut2;
       }
     }
+  }
+}
+
+// The ASCII fast paths (32 and 8 bytes at a time) must hand every other byte
+// to the DFA wherever it falls: a valid and an invalid sequence at every
+// offset of a long ASCII run.
+TEST(WebsocketUtf8, NonAsciiIsSeenAtEveryOffsetOfALongAsciiRun) {
+  for (std::size_t at = 0; at <= 100; ++at) {
+    const auto run_with = [at](std::string_view bytes, std::size_t tail) {
+      std::string text(at, 'a');
+      text.append(bytes);
+      text.append(tail, 'b');
+      return text;
+    };
+    EXPECT_TRUE(is_valid_utf8(run_with("\xc3\xa9", 100 - at))) << at;
+    EXPECT_FALSE(is_valid_utf8(run_with("\xc3\x28", 100 - at))) << at;
+    EXPECT_FALSE(is_valid_utf8(run_with("\xff", 100 - at))) << at;
+    EXPECT_FALSE(is_valid_utf8(run_with("\xe2\x82", 0))) << at;  // cut short at the end
   }
 }
 
