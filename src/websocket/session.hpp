@@ -41,10 +41,8 @@ namespace stet::detail::ws {
 
 /// A session's read buffer: taken from the worker's pool when bytes come,
 /// given back when every byte is consumed. A single-frame message whose frame
-/// fits is delivered where it lies in it. 64 KiB, not 32: several 16 KiB
-/// messages in flight then cost fewer reads and fewer moves of a
-/// partial frame to the front (docs/benchmarks.md, "WebSocket").
-inline constexpr std::size_t read_block_bytes = 64 * 1024;
+/// fits is delivered where it lies in it.
+inline constexpr std::size_t read_block_bytes = 32 * 1024;
 
 /// What a session keeps of its message buffers between messages: its
 /// assembly buffer up to this, and its send queue up to send_queue::retained_bytes.
