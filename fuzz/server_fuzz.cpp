@@ -2,7 +2,8 @@
 // hand on the fuzzer's thread (no sockets, no threads, no waiting), serves
 // every kind of route at once: buffered handlers, a chunked stream, streamed
 // upload sinks (one that pauses and resumes), a coroutine reading its body
-// with body_stream, WebSocket routes with and without permessage-deflate,
+// with body_stream, WebSocket routes with and without permessage-deflate, a
+// route answered through the response cache, a server-sent-event stream,
 // with response compression and coded request bodies on. Each input is one
 // client connection; its first bytes say how to set it up and where to cut
 // the rest into reads:
@@ -36,7 +37,9 @@
 
 #include <stet/body.hpp>
 #include <stet/body_stream.hpp>
+#include <stet/events.hpp>
 #include <stet/multipart.hpp>
+#include <stet/response_cache.hpp>
 #include <stet/router.hpp>
 #include <stet/stet.hpp>
 #include <stet/task.hpp>
@@ -116,6 +119,8 @@ stet::websocket_handlers<> echo_handlers() {
   }};
 }
 
+stet::compression_options fuzz_compression();
+
 stet::router make_routes() {
   stet::router r;
   r.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
@@ -141,6 +146,32 @@ stet::router make_routes() {
     co_return stet::response::text(std::string(req.query().get("n").value_or("co")) + std::string(200, 'c'));
   });
 
+  // The response cache, where it meets compression, HEAD, validators and
+  // ranges: entries outlive an input (the server is global), so later inputs
+  // are answered from what earlier ones stored. An hour's ttl and no stale
+  // window: nothing runs on the cache's refresh thread.
+  static const auto cache = std::make_shared<stet::response_cache>(
+      stet::response_cache_options{.budget_bytes = 256 * 1024, .compression = fuzz_compression()});
+  stet::cache_policy policy;
+  policy.ttl = std::chrono::hours(1);
+  policy.query_args = {"n"};
+  policy.vary = {"accept-language"};
+  r.get("/cached", cache->route("cached", policy), [](stet::request& req) {
+    return stet::response::text(std::string(req.query().get("n").value_or("c")) + std::string(300, 'c'));
+  });
+  // Server-sent events: a finite stream (a few events, then the end), and
+  // one whose events carry what the request asked for (ids refused when
+  // they hold CR or LF).
+  r.get("/events", [](stet::request& req) {
+    std::string wanted(req.query().get("id").value_or("1"));
+    return stet::event_stream([wanted](stet::event_channel& ch) {
+      ch.send({.data = "one\ntwo\r\nthree", .id = wanted});
+      ch.comment("beat");
+      ch.send({.data = "", .name = "end", .retry = std::chrono::milliseconds(500)});
+      ch.close();
+    });
+  });
+
   stet::websocket_options plain;
   plain.max_message_bytes = 128 * 1024;
   r.websocket("/ws", plain, echo_handlers());
@@ -158,6 +189,15 @@ stet::router make_routes() {
   return r;
 }
 
+stet::compression_options fuzz_compression() {
+  stet::compression_options c;
+  c.enabled = true;
+  c.min_bytes = 64;
+  c.decode_request_bodies = true;
+  c.max_decoded_body_bytes = 16 * 1024;
+  return c;
+}
+
 // Small limits so that inputs reach them; long timeouts, since the loop
 // never waits for one (a connection left waiting is the failure).
 stet::server_options fuzz_options() {
@@ -168,10 +208,7 @@ stet::server_options fuzz_options() {
   o.max_body_bytes = 8192;
   o.max_pipeline_output_bytes = 16 * 1024;
   o.server_timing = true;
-  o.compression.enabled = true;
-  o.compression.min_bytes = 64;
-  o.compression.decode_request_bodies = true;
-  o.compression.max_decoded_body_bytes = 16 * 1024;
+  o.compression = fuzz_compression();
   o.offload_threads = 0;
   return o;
 }
