@@ -67,6 +67,9 @@ std::vector<message> parse_in_pieces(std::string_view stream, const std::vector<
         require(begin == end, "need_more means every byte was used", stream);
         break;
       case request_parser::event::head_complete: break;
+      case request_parser::event::body_piece:
+        require(false, "a buffered body is never handed out in pieces", stream);
+        break;
       case request_parser::event::message_complete: out.push_back({r.what, body, stet::error{}, begin}); break;
       case request_parser::event::failed:
         // Where in the stream an error is noticed may depend on the cuts (a

@@ -61,12 +61,16 @@ class leader_run {
       send_home(w);
       return;
     }
+    // Released before the answer goes: once it has, the waiter's thread may
+    // return and take its executor with it (router::handle()'s loop lives on
+    // that thread's stack). A worker's loop does not stop meanwhile: the
+    // waiting connection is on its handler deadline.
+    w->home->release();
     try {
       w->slot->complete(entry_answer(route_, key_, *e, w->facts, true));
     } catch (...) {
       w->slot->fail(std::current_exception());
     }
-    w->home->release();
   }
 
   const cached_route& route_;

@@ -117,7 +117,7 @@ void event_queue::deliver(std::size_t index, std::string_view id, const text& t)
 // those the replay already carried. A replay too large for the queue is cut
 // where the queue is full and the stream ends there with a retry hint: the
 // client comes back from the last event it got, and the rest follows then.
-void event_queue::replayed(std::size_t index, std::string_view last_id, bus_replay r) noexcept {
+void event_queue::replayed(std::size_t index, std::string_view last_id, const bus_replay& r) noexcept {
   std::function<void()> wake;
   {
     std::lock_guard lock(mutex_);

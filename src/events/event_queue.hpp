@@ -44,7 +44,7 @@ class event_queue {
   /// stream (`id` is the bus's). Never throws: out of memory ends the stream.
   void deliver(std::size_t index, std::string_view id, const text& t) noexcept;
   /// The answer to subscription `index`'s replay from `last_id`.
-  void replayed(std::size_t index, std::string_view last_id, bus_replay r) noexcept;
+  void replayed(std::size_t index, std::string_view last_id, const bus_replay& r) noexcept;
   /// Ends the stream once what waits is written.
   void close() noexcept;
   bool closed() const noexcept;

@@ -126,10 +126,9 @@ void event_channel::subscribe(std::string_view topic, std::string_view last_even
   q_->set_topics(here);
   here->subscribe(topic, q_, index);
   if (!resuming) return;
-  here->replay(topic, last_event_id, q_->capacity(),
-               [q = q_, index, last = std::string(last_event_id)](detail::bus_replay r) {
-                 q->replayed(index, last, std::move(r));
-               });
+  here->replay(
+      topic, last_event_id, q_->capacity(),
+      [q = q_, index, last = std::string(last_event_id)](const detail::bus_replay& r) { q->replayed(index, last, r); });
 }
 
 void event_channel::close() noexcept { q_->close(); }

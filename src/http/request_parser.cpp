@@ -60,6 +60,13 @@ bool ends_in_crlf_crlf(std::string_view head) noexcept {
   return head.size() >= 4 && head.substr(head.size() - 4) == "\r\n\r\n";
 }
 
+bool has_bare_lf(std::string_view bytes) noexcept {
+  for (std::size_t lf = bytes.find('\n'); lf != std::string_view::npos; lf = bytes.find('\n', lf + 1)) {
+    if (lf == 0 || bytes[lf - 1] != '\r') return true;
+  }
+  return false;
+}
+
 // Whether a word has a zero byte (exact: no false positives when only asked "any").
 constexpr std::uint64_t zero_byte_bits(std::uint64_t v) noexcept {
   return (v - 0x0101010101010101u) & ~v & 0x8080808080808080u;
@@ -192,6 +199,15 @@ request_parser::result request_parser::execute(const char* buffer, std::size_t b
   // not the space has arrived yet).
   const std::size_t seen = std::min(begin + consumed + 1, end) - message_start_;
   if (!refused_) failure_ = classify(code, buffer + message_start_, seen);
+  // Had a read ended inside a field name, on_header_field would have seen its
+  // start and refused a bare LF ending the line before (400 bad_request); in one
+  // read llhttp may refuse a byte of the name first, and it refuses a byte after
+  // a value's bare LF only once that byte has come. The earlier fault wins: any
+  // bare LF in the head before the refused byte (trailers are not checked so).
+  if (!refused_ && failure_ == error::bad_header && !head_done_ &&
+      has_bare_lf(skip_empty_lines({buffer + message_start_, begin + consumed - message_start_}))) {
+    failure_ = error::bad_request;
+  }
   if (failure_ == error::bad_version && !looks_like_other_version(buffer + message_start_, end - message_start_)) {
     failure_ = error::bad_request;
   }

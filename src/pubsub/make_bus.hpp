@@ -22,8 +22,4 @@ struct bus_choice {
 /// (std::errc::invalid_argument) naming the value and the reason.
 bus_choice make_bus(const server_options& options);
 
-/// make_bus()'s error alone, making nothing: start() checks the value before
-/// anything is bound.
-config_error pubsub_error(const server_options& options);
-
 }  // namespace stet::detail

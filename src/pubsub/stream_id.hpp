@@ -12,7 +12,11 @@ namespace stet::detail {
 struct stream_id {
   std::uint64_t ms = 0;
   std::uint64_t seq = 0;
-  friend auto operator<=>(const stream_id&, const stream_id&) = default;
+  friend bool operator==(const stream_id&, const stream_id&) = default;
+  // Written out: clang-tidy 14 takes a defaulted <=>'s comparisons with 0 for pointer literals.
+  friend std::strong_ordering operator<=>(const stream_id& a, const stream_id& b) noexcept {
+    return a.ms != b.ms ? a.ms <=> b.ms : a.seq <=> b.seq;
+  }
 };
 
 /// "MS-SEQ", or "MS" (sequence 0); nullopt for anything else (a client's

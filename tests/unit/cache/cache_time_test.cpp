@@ -34,6 +34,18 @@ struct gated_app {
       return response::text("run " + std::to_string(n));
     });
   }
+  // A stale hit may have left a refresh running this app's handler, and that
+  // refresh holds the cache. Once it has let go (the routes' hold is dropped
+  // first), the reset below is the last reference, and the cache's destructor
+  // joins its refresh thread: nothing runs the handler after the app is gone.
+  ~gated_app() {
+    routes = stet::router();
+    for (int i = 0; i < 500 && cache.use_count() > 1; ++i) std::this_thread::sleep_for(10ms);
+    cache.reset();
+  }
+  gated_app(const gated_app&) = delete;
+  gated_app& operator=(const gated_app&) = delete;
+
   std::string get() {
     stet::test_request q(method::get, "/u");
     return std::string(routes.handle(q).body());
@@ -49,12 +61,14 @@ struct gated_app {
     return done();
   }
 
-  std::shared_ptr<stet::response_cache> cache;
-  stet::router routes;
+  // What the handler touches is declared first, so it is destroyed last:
+  // after the cache, whose destructor joins a refresh still running it.
   std::atomic<int> runs{0};
   std::atomic<bool> hold{false};
   std::atomic<int> fail{0};  // 1: throw, 2: answer 502
   stet::test::gate wait;
+  std::shared_ptr<stet::response_cache> cache;
+  stet::router routes;
 };
 
 TEST(ResponseCacheTime, ExpiresAfterTheTtl) {
