@@ -25,12 +25,17 @@
 // nothing follows Connection: close or a close frame; no 500 (no handler
 // throws); no more answers than request heads; a keep-alive connection whose
 // requests are all answered holds no exchange (its read buffer, parser and
-// arena are back in the worker's pool).
+// arena are back in the worker's pool); the response cache stays within its
+// byte budget and is empty after invalidate_all(); an event is written so
+// that a client reads back that event and nothing else (or refused whole when
+// its id or name holds CR, LF or NUL), a comment so that it reads as nothing.
 
+#include "support/event_reader.hpp"
 #include "support/multipart_listing.hpp"
 #include "support/require.hpp"
 #include "support/wire_reader.hpp"
 
+#include "events/event_format.hpp"
 #include "net/accept/proxy_intake.hpp"
 #include "net/server/worker.hpp"
 #include "support/memory_transport.hpp"
@@ -119,9 +124,38 @@ stet::websocket_handlers<> echo_handlers() {
   }};
 }
 
-stet::compression_options fuzz_compression();
+// Whether an event's id or name may be sent: no CR, LF or NUL in it.
+bool event_field(std::string_view v) {
+  return v.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
 
-stet::router make_routes() {
+// What stet writes for an event is read back by a client as that event and
+// nothing else (no field of the request's making), and an event it cannot
+// write so is refused whole.
+void check_event_form(const stet::event& e) {
+  std::string text;
+  const bool written = stet::append_event(text, e);
+  require(written == (event_field(e.id) && event_field(e.name)),
+          "append_event refuses exactly ids and names holding CR, LF or NUL", e.id);
+  require(written || text.empty(), "a refused event appends nothing", text);
+  if (!written) return;
+  const stet::fuzz::event_reading r = stet::fuzz::read_event_stream(text);
+  const bool itself = r.events.size() == 1 && r.events[0].data == stet::fuzz::normalized_lines(e.data) &&
+                      r.events[0].id == e.id && r.events[0].type == e.name && !r.retry;
+  require(itself, "an event is read back as itself", text);
+  for (const std::string& f : r.fields)
+    require(f == "data" || f == "id" || f == "event", "an event's lines are its own fields", text);
+}
+
+// A comment, whatever its text, is read as no field and no event.
+void check_comment_form(std::string_view note) {
+  std::string text;
+  stet::detail::append_event_comment(text, note);
+  const stet::fuzz::event_reading r = stet::fuzz::read_event_stream(text);
+  require(r.events.empty() && r.fields.empty() && !r.retry, "a comment is read as nothing", text);
+}
+
+stet::router make_routes(const std::shared_ptr<stet::response_cache>& cache) {
   stet::router r;
   r.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
   r.get("/big", [](stet::request&) { return stet::response::text(std::string(3000, 'b') + "tail"); });
@@ -147,11 +181,10 @@ stet::router make_routes() {
   });
 
   // The response cache, where it meets compression, HEAD, validators and
-  // ranges: entries outlive an input (the server is global), so later inputs
-  // are answered from what earlier ones stored. An hour's ttl and no stale
-  // window: nothing runs on the cache's refresh thread.
-  static const auto cache = std::make_shared<stet::response_cache>(
-      stet::response_cache_options{.budget_bytes = 256 * 1024, .compression = fuzz_compression()});
+  // ranges, under a budget small enough that inputs evict. Emptied before
+  // each input, so an input is answered alike whenever it runs (a finding
+  // reproduces from its input alone). An hour's ttl and no stale window:
+  // nothing runs on the cache's refresh thread.
   stet::cache_policy policy;
   policy.ttl = std::chrono::hours(1);
   policy.query_args = {"n"};
@@ -159,14 +192,22 @@ stet::router make_routes() {
   r.get("/cached", cache->route("cached", policy), [](stet::request& req) {
     return stet::response::text(std::string(req.query().get("n").value_or("c")) + std::string(300, 'c'));
   });
-  // Server-sent events: a finite stream (a few events, then the end), and
-  // one whose events carry what the request asked for (ids refused when
-  // they hold CR or LF).
+  // Server-sent events: a finite stream (an event, a comment, an event with
+  // a retry, then the end) whose fields are what the query asks for; each is
+  // checked against the specification's reader before it is sent.
   r.get("/events", [](stet::request& req) {
-    std::string wanted(req.query().get("id").value_or("1"));
-    return stet::event_stream([wanted](stet::event_channel& ch) {
-      ch.send({.data = "one\ntwo\r\nthree", .id = wanted});
-      ch.comment("beat");
+    const stet::form_data& q = req.query();
+    std::string id(q.get("id").value_or("1"));
+    std::string name(q.get("name").value_or(""));
+    std::string data(q.get("data").value_or("one\ntwo\r\nthree"));
+    std::string note(q.get("note").value_or("beat"));
+    check_event_form({.data = data, .id = id, .name = name});
+    check_comment_form(note);
+    return stet::event_stream([id, name, data, note](stet::event_channel& ch) {
+      const stet::event_status sent = ch.send({.data = data, .id = id, .name = name});
+      require((sent == stet::event_status::invalid) == !(event_field(id) && event_field(name)),
+              "an event is refused exactly when its id or name holds CR, LF or NUL", id + name);
+      ch.comment(note);
       ch.send({.data = "", .name = "end", .retry = std::chrono::milliseconds(500)});
       ch.close();
     });
@@ -218,10 +259,14 @@ struct host final : stet::detail::connection_host {
   int closed = 0;
 };
 
+constexpr std::uint64_t cache_budget = 8 * 1024;
+
 struct server_state {
   host h;
   stet::server_options options = fuzz_options();
-  stet::router routes = make_routes();
+  std::shared_ptr<stet::response_cache> cache = std::make_shared<stet::response_cache>(
+      stet::response_cache_options{.budget_bytes = cache_budget, .compression = fuzz_compression()});
+  stet::router routes = make_routes(cache);
   stet::detail::worker worker{h, routes, options, nullptr};
 };
 server_state* the_server = nullptr;  // never destroyed (see request_path_fuzz.cpp)
@@ -408,7 +453,12 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const plan p = read_plan(data, size);
+  stet::response_cache& cache = *the_server->cache;
+  cache.invalidate_all();
+  const stet::response_cache_stats emptied = cache.stats();
+  require(emptied.entries == 0 && emptied.bytes == 0, "invalidate_all() leaves nothing stored or charged");
   const outcome o = p.proxy ? run_proxy(p) : run_memory(p);
+  require(cache.stats().bytes <= cache_budget, "the response cache stays within its byte budget", p.payload);
   require(o.closed, "the server closes the connection after the client's last byte", p.payload);
 
   stet::fuzz::wire_reader reader(o.received);
@@ -417,9 +467,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::fprintf(stderr, "fuzz: %s\n", reader.why());
     require(false, "complete, well-framed responses, then well-formed frames after a 101", o.received);
   }
-  // FUZZ_SERVER_TRACE=1: what each input got, to see what a seed reaches.
-  static const bool trace = std::getenv("FUZZ_SERVER_TRACE") != nullptr;
-  if (trace) {
+  // FUZZ_SERVER_TRACE=1: what each input got, to see what a seed reaches;
+  // FUZZ_SERVER_TRACE=2: the bytes too.
+  static const char* const trace = std::getenv("FUZZ_SERVER_TRACE");
+  if (trace != nullptr) {
+    if (std::string_view(trace) == "2") std::fwrite(o.received.data(), 1, o.received.size(), stderr);
     std::fprintf(stderr, "fuzz: %zu bytes in %zu pieces%s -> %zu bytes out, statuses", p.payload.size(),
                  p.pieces.size(), p.proxy ? " (PROXY)" : "", o.received.size());
     for (const unsigned status : r->statuses) std::fprintf(stderr, " %u", status);
