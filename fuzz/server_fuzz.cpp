@@ -31,6 +31,7 @@
 // its id or name holds CR, LF or NUL), a comment so that it reads as nothing.
 
 #include "support/event_reader.hpp"
+#include "support/handler_pass.hpp"
 #include "support/multipart_listing.hpp"
 #include "support/require.hpp"
 #include "support/wire_reader.hpp"
@@ -181,7 +182,7 @@ stet::router make_routes(const std::shared_ptr<stet::response_cache>& cache) {
   });
 
   // The response cache, where it meets compression, HEAD, validators and
-  // ranges, under a budget small enough that inputs evict. Emptied before
+  // ranges, under a budget small enough that inputs evict. Emptied after
   // each input, so an input is answered alike whenever it runs (a finding
   // reproduces from its input alone). An hour's ttl and no stale window:
   // nothing runs on the cache's refresh thread.
@@ -312,17 +313,21 @@ plan read_plan(const std::uint8_t* data, std::size_t size) {
   return p;
 }
 
-// Runs what is ready, without ever waiting. Bounded: a server that keeps
-// itself busy with no new bytes arriving (a busy wait) is a failure, since in
-// a real server it burns a worker's CPU until a timeout.
-constexpr int max_steps = 200'000;
+// Runs what is ready, without ever waiting, and says how many handlers ran:
+// passes of queued handlers, then the reactor (timers, the PROXY path's
+// socket), until it too has nothing. Bounded: a server that keeps itself busy
+// with no new bytes arriving (a busy wait) is a failure, since in a real
+// server it burns a worker's CPU until a timeout.
+constexpr std::size_t max_steps = 200'000;
 
-void run_ready(boost::asio::io_context& io, std::string_view payload) {
-  if (io.stopped()) io.restart();
-  int steps = 0;
-  for (; steps < max_steps && io.poll_one() > 0; ++steps) {
+std::size_t run_ready(boost::asio::io_context& io, std::string_view payload) {
+  std::size_t steps = 0;
+  for (;;) {
+    steps += stet::fuzz::poll_handlers(io, max_steps - steps);
+    require(steps < max_steps, "the server goes quiet when no bytes arrive (no busy wait)", payload);
+    if (stet::fuzz::poll_reactor(io) == 0) return steps;
+    ++steps;
   }
-  require(steps < max_steps, "the server goes quiet when no bytes arrive (no busy wait)", payload);
 }
 
 std::size_t count_heads(std::string_view bytes) {
@@ -359,7 +364,12 @@ outcome run_memory(const plan& p) {
   for (const std::size_t piece : p.pieces) {
     stream->feed(p.payload.substr(offset, piece));
     offset += piece;
-    if (p.catch_up) run_ready(w.io(), p.payload);
+    // Catching up runs the handlers; the reactor, which in memory holds
+    // only timers, is asked once the client has sent everything.
+    if (p.catch_up) {
+      const std::size_t steps = stet::fuzz::poll_handlers(w.io(), max_steps);
+      require(steps < max_steps, "the server goes quiet when no bytes arrive (no busy wait)", p.payload);
+    }
   }
   run_ready(w.io(), p.payload);
   const bool was_idle = !stream->closed() && idle(p, stream->output());
@@ -398,11 +408,7 @@ bool pump(boost::asio::io_context& io, int fd, std::string& into, std::string_vi
   bool ended = false;
   for (int rounds = 0;; ++rounds) {
     require(rounds < 10'000, "the server goes quiet when no bytes arrive (no busy wait)", payload);
-    if (io.stopped()) io.restart();
-    int steps = 0;
-    for (; steps < max_steps && io.poll_one() > 0; ++steps) {
-    }
-    require(steps < max_steps, "the server goes quiet when no bytes arrive (no busy wait)", payload);
+    const std::size_t steps = run_ready(io, payload);
     const std::size_t before = into.size();
     ended = drain_client(fd, into) || ended;
     if (steps == 0 && into.size() == before) break;
@@ -454,11 +460,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const plan p = read_plan(data, size);
   stet::response_cache& cache = *the_server->cache;
-  cache.invalidate_all();
   const stet::response_cache_stats emptied = cache.stats();
   require(emptied.entries == 0 && emptied.bytes == 0, "invalidate_all() leaves nothing stored or charged");
   const outcome o = p.proxy ? run_proxy(p) : run_memory(p);
   require(cache.stats().bytes <= cache_budget, "the response cache stays within its byte budget", p.payload);
+  // Emptied now rather than before the next input: an input then frees what
+  // it allocated, and libFuzzer does not run it again to look for a leak.
+  cache.invalidate_all();
   require(o.closed, "the server closes the connection after the client's last byte", p.payload);
 
   stet::fuzz::wire_reader reader(o.received);
