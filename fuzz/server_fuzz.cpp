@@ -31,7 +31,7 @@
 // its id or name holds CR, LF or NUL), a comment so that it reads as nothing.
 
 #include "support/event_reader.hpp"
-#include "support/handler_pass.hpp"
+#include "support/hand_loop.hpp"
 #include "support/multipart_listing.hpp"
 #include "support/require.hpp"
 #include "support/wire_reader.hpp"
@@ -313,23 +313,6 @@ plan read_plan(const std::uint8_t* data, std::size_t size) {
   return p;
 }
 
-// Runs what is ready, without ever waiting, and says how many handlers ran:
-// passes of queued handlers, then the reactor (timers, the PROXY path's
-// socket), until it too has nothing. Bounded: a server that keeps itself busy
-// with no new bytes arriving (a busy wait) is a failure, since in a real
-// server it burns a worker's CPU until a timeout.
-constexpr std::size_t max_steps = 200'000;
-
-std::size_t run_ready(boost::asio::io_context& io, std::string_view payload) {
-  std::size_t steps = 0;
-  for (;;) {
-    steps += stet::fuzz::poll_handlers(io, max_steps - steps);
-    require(steps < max_steps, "the server goes quiet when no bytes arrive (no busy wait)", payload);
-    if (stet::fuzz::poll_reactor(io) == 0) return steps;
-    ++steps;
-  }
-}
-
 std::size_t count_heads(std::string_view bytes) {
   std::size_t n = 0;
   for (std::size_t at = bytes.find("\r\n\r\n"); at != std::string_view::npos; at = bytes.find("\r\n\r\n", at + 4)) ++n;
@@ -367,16 +350,16 @@ outcome run_memory(const plan& p) {
     // Catching up runs the handlers; the reactor, which in memory holds
     // only timers, is asked once the client has sent everything.
     if (p.catch_up) {
-      const std::size_t steps = stet::fuzz::poll_handlers(w.io(), max_steps);
-      require(steps < max_steps, "the server goes quiet when no bytes arrive (no busy wait)", p.payload);
+      const std::size_t steps = stet::fuzz::poll_handlers(w.io(), stet::fuzz::max_steps);
+      require(steps < stet::fuzz::max_steps, "the server goes quiet when no bytes arrive (no busy wait)", p.payload);
     }
   }
-  run_ready(w.io(), p.payload);
+  stet::fuzz::run_until_quiet(w.io(), p.payload);
   const bool was_idle = !stream->closed() && idle(p, stream->output());
   const std::size_t spares_idle = w.exchanges().spares();
   const std::size_t created_idle = w.exchanges().created();
   stream->feed_eof();
-  run_ready(w.io(), p.payload);
+  stet::fuzz::run_until_quiet(w.io(), p.payload);
   if (was_idle && stream->closed()) {
     require(w.exchanges().spares() == spares_idle && w.exchanges().created() == created_idle,
             "an idle keep-alive connection holds no exchange", p.payload);
@@ -386,34 +369,6 @@ outcome run_memory(const plan& p) {
   o.received = stream->take_output();
   if (!o.closed) stream->abandon();  // reported below; the parked read must not keep it alive
   return o;
-}
-
-// Reads what the server wrote so far; true at its end of stream.
-bool drain_client(int fd, std::string& into) {
-  char buffer[16 * 1024];
-  for (;;) {
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n > 0) {
-      into.append(buffer, static_cast<std::size_t>(n));
-      continue;
-    }
-    if (n == 0) return true;
-    if (errno == EINTR) continue;
-    return errno != EAGAIN && errno != EWOULDBLOCK;
-  }
-}
-
-// Turns the loop and reads the client's side until neither moves.
-bool pump(boost::asio::io_context& io, int fd, std::string& into, std::string_view payload) {
-  bool ended = false;
-  for (int rounds = 0;; ++rounds) {
-    require(rounds < 10'000, "the server goes quiet when no bytes arrive (no busy wait)", payload);
-    const std::size_t steps = run_ready(io, payload);
-    const std::size_t before = into.size();
-    ended = drain_client(fd, into) || ended;
-    if (steps == 0 && into.size() == before) break;
-  }
-  return ended;
 }
 
 outcome run_proxy(const plan& p) {
@@ -437,13 +392,13 @@ outcome run_proxy(const plan& p) {
       } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         break;  // the server closed: the rest is not wanted
       } else {
-        ended = pump(w.io(), fds[1], o.received, p.payload);
+        ended = stet::fuzz::pump(w.io(), fds[1], o.received, p.payload);
       }
     }
-    if (p.catch_up) ended = pump(w.io(), fds[1], o.received, p.payload) || ended;
+    if (p.catch_up) ended = stet::fuzz::pump(w.io(), fds[1], o.received, p.payload) || ended;
   }
   ::shutdown(fds[1], SHUT_WR);
-  o.closed = pump(w.io(), fds[1], o.received, p.payload) || ended;
+  o.closed = stet::fuzz::pump(w.io(), fds[1], o.received, p.payload) || ended;
   ::close(fds[1]);
   return o;
 }
