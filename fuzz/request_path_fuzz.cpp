@@ -190,6 +190,7 @@ exchange_result exchange(std::string_view payload, const std::vector<std::size_t
   const auto wait = [&] { stet::fuzz::wait_for_reactor(io, std::chrono::milliseconds(100)); };
   exchange_result out;
   bool refused = false;  // the server closed first (it answered an error): the rest is not wanted
+  bool full = false;     // the last send found the socket full, after the server had run
   std::size_t offset = 0;
   for (const std::size_t piece : pieces) {
     std::string_view rest = payload.substr(offset, piece);
@@ -198,13 +199,15 @@ exchange_result exchange(std::string_view payload, const std::vector<std::size_t
       const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
       if (n > 0) {
         rest.remove_prefix(static_cast<std::size_t>(n));
+        full = false;
       } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         refused = true;
       } else {
-        // The socket is full: the server reads and writes, the client reads.
-        const std::size_t had = out.received.size();
+        // The socket is full: the server reads and writes, the client reads;
+        // still full after that, the server waits on its reactor (a timer).
+        if (full) wait();
         out.closed = stet::fuzz::pump(io, fd, out.received, payload) || out.closed;
-        if (out.received.size() == had) wait();
+        full = true;
       }
     }
     if (refused || out.closed) break;
