@@ -6,9 +6,10 @@
 //   bits 3-5  the decoded-size limit: 0, 1, 100, 4 KiB, 64 KiB, 1 MiB, 4 MiB, 8 MiB
 //   bit 6     round trip: two members/frames; raw: nothing
 //   bit 7     round trip: one junk byte after the coded body
-// byte 1: round trip with zstd: the window log asked of the compressor
-// (0: libzstd's choice, else 10 + byte % 17), without a content size so the
-// frame declares that window; raw: the split plan (pieces of byte + 1).
+// byte 1: round trip with zstd: the window log the frame declares (0:
+// libzstd's choice, else 10 + byte % 17; see zstd() for those over 23),
+// without a content size so the frame declares its window; raw: the split
+// plan (pieces of byte + 1).
 //
 // Properties: never more than limit + 1 bytes out; decoded_body_too_large
 // exactly when the body decodes to more than the limit; the same outcome
@@ -29,6 +30,7 @@
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader
 #include <zstd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -44,11 +46,19 @@ using stet::content_coding;
 using stet::fuzz::require;
 
 constexpr std::array<std::size_t, 8> limits = {0, 1, 100, 4096, 65536, 1u << 20, 4u << 20, 8u << 20};
-constexpr std::uint64_t zstd_window_max = std::uint64_t{1} << 23;
+constexpr int zstd_window_log_max = 23;
+constexpr std::uint64_t zstd_window_max = std::uint64_t{1} << zstd_window_log_max;
 
+// The compressors are made once and reset for each body: made per input,
+// their windows and tables (up to 8 MiB for zstd) were most of the target's
+// time, spent by the sanitizer's allocator mapping and unmapping them.
 std::string gzip(std::string_view in) {
-  z_stream z{};
-  require(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK, "deflateInit2");
+  static z_stream z = [] {
+    z_stream made{};
+    require(deflateInit2(&made, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK, "deflateInit2");
+    return made;
+  }();
+  require(deflateReset(&z) == Z_OK, "deflateReset");
   std::string out(deflateBound(&z, in.size()) + 32, '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
   z.avail_in = static_cast<uInt>(in.size());
@@ -56,7 +66,6 @@ std::string gzip(std::string_view in) {
   z.avail_out = static_cast<uInt>(out.size());
   require(deflate(&z, Z_FINISH) == Z_STREAM_END, "deflate");
   out.resize(out.size() - z.avail_out);
-  deflateEnd(&z);
   return out;
 }
 
@@ -72,11 +81,18 @@ std::string brotli(std::string_view in) {
 }
 
 // Streamed, so the frame carries no content size and declares its window.
+// Windows over 8 MiB are declared, not used: the compressor runs with an
+// 8 MiB window and the frame's window descriptor then says `window_log`,
+// which is the frame a larger window gives for a body this small (the level's
+// tables are no larger than 8 MiB's; nothing in the body reaches that far
+// back), without a compressor of up to 64 MiB per input.
 std::string zstd(std::string_view in, int window_log) {
-  ZSTD_CCtx* c = ZSTD_createCCtx();
+  static ZSTD_CCtx* const c = ZSTD_createCCtx();
+  const int used = std::min(window_log, zstd_window_log_max);
+  ZSTD_CCtx_reset(c, ZSTD_reset_session_and_parameters);
   ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, 1);
   ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
-  if (window_log != 0) ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, window_log);
+  if (window_log != 0) ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, used);
   std::string out(ZSTD_compressBound(in.size()) + 64, '\0');
   ZSTD_outBuffer o{out.data(), out.size(), 0};
   ZSTD_inBuffer i{in.data(), in.size(), 0};
@@ -88,7 +104,12 @@ std::string zstd(std::string_view in, int window_log) {
     require(!ZSTD_isError(left), "ZSTD_compressStream2 end");
   } while (left != 0);
   out.resize(o.pos);
-  ZSTD_freeCCtx(c);
+  if (window_log > used) {
+    // Magic (4 bytes), frame header descriptor, then the window descriptor:
+    // exponent (log - 10) in its high five bits, mantissa 0.
+    require(out.size() > 5 && static_cast<unsigned char>(out[5]) == (used - 10) << 3, "a window descriptor", out);
+    out[5] = static_cast<char>((window_log - 10) << 3);
+  }
   return out;
 }
 

@@ -531,6 +531,20 @@ SERVER = {
                                           (len(PROXY_V1) + len(SINK_HEAD) - 1, 0xffff)),
     "echo_then_upgrade_60k": server(0, request(b"POST", b"/echo", b"body") + upgrade(b"/ws") + BIG_FRAMES,
                                     (0xffff,)),
+    # The response cache beside compression and validators: a miss, a hit, a
+    # HEAD, a gzip variant, a 304 and a range from the same entry.
+    "cached": server(2, request(b"GET", b"/cached?n=1") + request(b"GET", b"/cached?n=1&x=2") +
+                     request(b"HEAD", b"/cached?n=1") +
+                     request(b"GET", b"/cached?n=1", extra=b"Accept-Encoding: gzip\r\n") +
+                     request(b"GET", b"/cached?n=1", extra=b'If-None-Match: "x", *\r\n') +
+                     request(b"GET", b"/cached?n=1", extra=b"Range: bytes=2-9\r\nAccept-Language: fr\r\n"), (90,)),
+    # An event stream, then a request pipelined behind it; fields from the
+    # query: line breaks in the data, an id and a name holding them (refused).
+    "events": server(2, request(b"GET", b"/events?id=7") + request(b"HEAD", b"/events") +
+                     request(b"GET", b"/events?id=a%0Ab") + request(b"GET", b"/plaintext"), (25, 3)),
+    "events_fields": server(0, request(b"GET", b"/events?data=a%0Db%0D%0A%0Ac&name=tick&note=x%0Dy") +
+                            request(b"GET", b"/events?name=%00&data=") +
+                            request(b"GET", b"/events?id=&data=%20lead&note=")),
 }
 
 

@@ -1,27 +1,40 @@
-// Target 1: the whole request path. One stet::server (one worker, short
-// timeouts, small limits) runs for the life of the process with a handful of
-// representative routes; each input is one client connection that delivers
-// the input's bytes cut into reads as its first bytes say, half-closes, and
-// reads until the server closes. libFuzzer's coverage counters are global, so
-// the worker thread's parser, connection, router, handlers and writer all
-// count. Properties of what came back:
+// Target 1: the whole request path. One worker (short timeouts, small limits)
+// with a handful of representative routes, behind the real TCP listener on
+// 127.0.0.1, lives for the life of the process; its loop is turned by hand on
+// the fuzzer's thread (support/hand_loop.hpp: no second thread to hand each
+// read to, no system call per handler). Each input is one client connection
+// over a real TCP socket that delivers the input's bytes cut into writes as
+// its first bytes say (the server reads each piece before the next is sent),
+// half-closes, and reads until the server closes. Properties of what came back:
 //   - the server closes the connection once the client has sent everything
 //     (no hang, whatever state the bytes left it in);
+//   - the server goes quiet whenever no new bytes arrive (no busy wait);
 //   - the bytes are a sequence of complete HTTP/1.1 responses with valid
 //     status lines, fields and framing; nothing follows `Connection: close`;
 //   - no answer is a 500 (no handler here throws: a 500 is the library failing);
 //   - no more answers than requests (each request head ends in CRLF CRLF).
 
-#include "support/loopback_client.hpp"
+#include "support/hand_loop.hpp"
 #include "support/require.hpp"
 #include "support/response_reader.hpp"
 #include "support/splits.hpp"
 #include "support/test_server.hpp"
 
+#include "net/accept/listener.hpp"
+#include "net/server/worker.hpp"
+
 #include <stet/stet.hpp>
 
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -123,9 +136,100 @@ stet::server_options fuzz_options() {
   return o;
 }
 
+// The server's part: the worker, and the listener that hands it connections.
+// Nothing limits accepting, and a closed connection needs nobody told.
+struct hosts final : stet::detail::connection_host, stet::detail::listener_host {
+  void connection_closed() noexcept override {}
+  bool may_accept() noexcept override { return true; }
+  void accepted() noexcept override {}
+  bool stopping() const noexcept override { return false; }
+};
+
+struct server_state {
+  explicit server_state(std::shared_ptr<const stet::signer> signer) : routes(make_routes(std::move(signer))) {}
+  hosts h;
+  stet::server_options options = fuzz_options();
+  stet::router routes;
+  stet::detail::worker worker{h, routes, options, nullptr};
+  stet::detail::listener listener{h, options.listeners.front(), {&worker}};
+  std::uint16_t port = 0;
+};
+
 // Never destroyed: the process ends with the fuzzer, and a server torn down at
 // exit would race the report of a crash.
-stet::server* the_server = nullptr;
+server_state* the_server = nullptr;
+
+int connect_client(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  require(fd >= 0, "socket()");
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  // Each connection the server closes first waits a minute in TIME_WAIT; at a
+  // thousand connections a second one source address runs out of ports
+  // (connect() fails). The client's address goes round 127.0.0.1-254.
+  static std::uint32_t next_source = 0;
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  from.sin_addr.s_addr = htonl(INADDR_LOOPBACK + next_source++ % 254);
+  require(::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) == 0, "bind() to a loopback address");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  // The listening socket's backlog completes the handshake; the worker accepts later.
+  require(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0, "the server accepts connections");
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return fd;
+}
+
+struct exchange_result {
+  std::string received;
+  bool closed = false;  ///< the server closed (EOF or reset) before the deadline
+};
+
+// One connection: each piece written whole, the server then turned until it
+// is quiet (so it reads that piece), a half-close after the last, then the
+// loop turned, waiting on the reactor (timers run as in a real server), until
+// the server closes or the deadline passes.
+exchange_result exchange(std::string_view payload, const std::vector<std::size_t>& pieces) {
+  stet::detail::asio::io_context& io = the_server->worker.io();
+  const int fd = connect_client(the_server->port);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(exchange_timeout_ms);
+  const auto wait = [&] { stet::fuzz::wait_for_reactor(io, std::chrono::milliseconds(100)); };
+  exchange_result out;
+  bool refused = false;  // the server closed first (it answered an error): the rest is not wanted
+  bool full = false;     // the last send found the socket full, after the server had run
+  std::size_t offset = 0;
+  for (const std::size_t piece : pieces) {
+    std::string_view rest = payload.substr(offset, piece);
+    offset += piece;
+    while (!rest.empty() && !refused && !out.closed && std::chrono::steady_clock::now() < deadline) {
+      const ssize_t n = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (n > 0) {
+        rest.remove_prefix(static_cast<std::size_t>(n));
+        full = false;
+      } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        refused = true;
+      } else {
+        // The socket is full: the server reads and writes, the client reads;
+        // still full after that, the server waits on its reactor (a timer).
+        if (full) wait();
+        out.closed = stet::fuzz::pump(io, fd, out.received, payload) || out.closed;
+        full = true;
+      }
+    }
+    if (refused || out.closed) break;
+    out.closed = stet::fuzz::pump(io, fd, out.received, payload);
+  }
+  ::shutdown(fd, SHUT_WR);
+  while (!out.closed && std::chrono::steady_clock::now() < deadline) {
+    const std::size_t had = out.received.size();
+    out.closed = stet::fuzz::pump(io, fd, out.received, payload);
+    if (!out.closed && out.received.size() == had) wait();
+  }
+  ::close(fd);
+  return out;
+}
 
 std::size_t count_heads(std::string_view bytes) {
   std::size_t n = 0;
@@ -137,16 +241,22 @@ std::size_t count_heads(std::string_view bytes) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   make_static_root();
-  const auto signer = std::make_shared<const stet::signer>(std::vector<std::string>{"fuzz-secret"}, "cookies");
-  the_server = new stet::server(make_routes(signer), fuzz_options());
-  require(!the_server->start(), "the server starts");
+  the_server =
+      new server_state(std::make_shared<const stet::signer>(std::vector<std::string>{"fuzz-secret"}, "cookies"));
+  std::string why;
+  const std::optional<stet::detail::listen_address> at =
+      stet::detail::parse_listen_address(the_server->options.listeners.front().address, why);
+  require(at.has_value(), "a listen address", why);
+  require(!the_server->listener.open(*at, false, the_server->options.backlog, why), "the server listens", why);
+  the_server->port = the_server->listener.port();
+  the_server->worker.enter_thread();
+  the_server->listener.accept_next();
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const stet::fuzz::split_input input = stet::fuzz::take_splits(data, size);
-  const stet::fuzz::exchange_result got =
-      stet::fuzz::exchange(the_server->port(), input.payload, input.pieces, exchange_timeout_ms);
+  const exchange_result got = exchange(input.payload, input.pieces);
   require(got.closed, "the server closes the connection after the client's last byte", input.payload);
 
   const std::optional<std::vector<unsigned>> statuses = stet::fuzz::response_reader(got.received).statuses();

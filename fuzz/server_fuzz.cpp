@@ -2,7 +2,8 @@
 // hand on the fuzzer's thread (no sockets, no threads, no waiting), serves
 // every kind of route at once: buffered handlers, a chunked stream, streamed
 // upload sinks (one that pauses and resumes), a coroutine reading its body
-// with body_stream, WebSocket routes with and without permessage-deflate,
+// with body_stream, WebSocket routes with and without permessage-deflate, a
+// route answered through the response cache, a server-sent-event stream,
 // with response compression and coded request bodies on. Each input is one
 // client connection; its first bytes say how to set it up and where to cut
 // the rest into reads:
@@ -24,19 +25,27 @@
 // nothing follows Connection: close or a close frame; no 500 (no handler
 // throws); no more answers than request heads; a keep-alive connection whose
 // requests are all answered holds no exchange (its read buffer, parser and
-// arena are back in the worker's pool).
+// arena are back in the worker's pool); the response cache stays within its
+// byte budget and is empty after invalidate_all(); an event is written so
+// that a client reads back that event and nothing else (or refused whole when
+// its id or name holds CR, LF or NUL), a comment so that it reads as nothing.
 
+#include "support/event_reader.hpp"
+#include "support/hand_loop.hpp"
 #include "support/multipart_listing.hpp"
 #include "support/require.hpp"
 #include "support/wire_reader.hpp"
 
+#include "events/event_format.hpp"
 #include "net/accept/proxy_intake.hpp"
 #include "net/server/worker.hpp"
 #include "support/memory_transport.hpp"
 
 #include <stet/body.hpp>
 #include <stet/body_stream.hpp>
+#include <stet/events.hpp>
 #include <stet/multipart.hpp>
+#include <stet/response_cache.hpp>
 #include <stet/router.hpp>
 #include <stet/stet.hpp>
 #include <stet/task.hpp>
@@ -116,7 +125,38 @@ stet::websocket_handlers<> echo_handlers() {
   }};
 }
 
-stet::router make_routes() {
+// Whether an event's id or name may be sent: no CR, LF or NUL in it.
+bool event_field(std::string_view v) {
+  return v.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+// What stet writes for an event is read back by a client as that event and
+// nothing else (no field of the request's making), and an event it cannot
+// write so is refused whole.
+void check_event_form(const stet::event& e) {
+  std::string text;
+  const bool written = stet::append_event(text, e);
+  require(written == (event_field(e.id) && event_field(e.name)),
+          "append_event refuses exactly ids and names holding CR, LF or NUL", e.id);
+  require(written || text.empty(), "a refused event appends nothing", text);
+  if (!written) return;
+  const stet::fuzz::event_reading r = stet::fuzz::read_event_stream(text);
+  const bool itself = r.events.size() == 1 && r.events[0].data == stet::fuzz::normalized_lines(e.data) &&
+                      r.events[0].id == e.id && r.events[0].type == e.name && !r.retry;
+  require(itself, "an event is read back as itself", text);
+  for (const std::string& f : r.fields)
+    require(f == "data" || f == "id" || f == "event", "an event's lines are its own fields", text);
+}
+
+// A comment, whatever its text, is read as no field and no event.
+void check_comment_form(std::string_view note) {
+  std::string text;
+  stet::detail::append_event_comment(text, note);
+  const stet::fuzz::event_reading r = stet::fuzz::read_event_stream(text);
+  require(r.events.empty() && r.fields.empty() && !r.retry, "a comment is read as nothing", text);
+}
+
+stet::router make_routes(const std::shared_ptr<stet::response_cache>& cache) {
   stet::router r;
   r.get("/plaintext", [](stet::request&) { return stet::response::text("Hello, World!"); });
   r.get("/big", [](stet::request&) { return stet::response::text(std::string(3000, 'b') + "tail"); });
@@ -141,6 +181,39 @@ stet::router make_routes() {
     co_return stet::response::text(std::string(req.query().get("n").value_or("co")) + std::string(200, 'c'));
   });
 
+  // The response cache, where it meets compression, HEAD, validators and
+  // ranges, under a budget small enough that inputs evict. Emptied after
+  // each input, so an input is answered alike whenever it runs (a finding
+  // reproduces from its input alone). An hour's ttl and no stale window:
+  // nothing runs on the cache's refresh thread.
+  stet::cache_policy policy;
+  policy.ttl = std::chrono::hours(1);
+  policy.query_args = {"n"};
+  policy.vary = {"accept-language"};
+  r.get("/cached", cache->route("cached", policy), [](stet::request& req) {
+    return stet::response::text(std::string(req.query().get("n").value_or("c")) + std::string(300, 'c'));
+  });
+  // Server-sent events: a finite stream (an event, a comment, an event with
+  // a retry, then the end) whose fields are what the query asks for; each is
+  // checked against the specification's reader before it is sent.
+  r.get("/events", [](stet::request& req) {
+    const stet::form_data& q = req.query();
+    std::string id(q.get("id").value_or("1"));
+    std::string name(q.get("name").value_or(""));
+    std::string data(q.get("data").value_or("one\ntwo\r\nthree"));
+    std::string note(q.get("note").value_or("beat"));
+    check_event_form({.data = data, .id = id, .name = name});
+    check_comment_form(note);
+    return stet::event_stream([id, name, data, note](stet::event_channel& ch) {
+      const stet::event_status sent = ch.send({.data = data, .id = id, .name = name});
+      require((sent == stet::event_status::invalid) == !(event_field(id) && event_field(name)),
+              "an event is refused exactly when its id or name holds CR, LF or NUL", id + name);
+      ch.comment(note);
+      ch.send({.data = "", .name = "end", .retry = std::chrono::milliseconds(500)});
+      ch.close();
+    });
+  });
+
   stet::websocket_options plain;
   plain.max_message_bytes = 128 * 1024;
   r.websocket("/ws", plain, echo_handlers());
@@ -158,6 +231,15 @@ stet::router make_routes() {
   return r;
 }
 
+stet::compression_options fuzz_compression() {
+  stet::compression_options c;
+  c.enabled = true;
+  c.min_bytes = 64;
+  c.decode_request_bodies = true;
+  c.max_decoded_body_bytes = 16 * 1024;
+  return c;
+}
+
 // Small limits so that inputs reach them; long timeouts, since the loop
 // never waits for one (a connection left waiting is the failure).
 stet::server_options fuzz_options() {
@@ -168,10 +250,7 @@ stet::server_options fuzz_options() {
   o.max_body_bytes = 8192;
   o.max_pipeline_output_bytes = 16 * 1024;
   o.server_timing = true;
-  o.compression.enabled = true;
-  o.compression.min_bytes = 64;
-  o.compression.decode_request_bodies = true;
-  o.compression.max_decoded_body_bytes = 16 * 1024;
+  o.compression = fuzz_compression();
   o.offload_threads = 0;
   return o;
 }
@@ -181,10 +260,14 @@ struct host final : stet::detail::connection_host {
   int closed = 0;
 };
 
+constexpr std::uint64_t cache_budget = 8 * 1024;
+
 struct server_state {
   host h;
   stet::server_options options = fuzz_options();
-  stet::router routes = make_routes();
+  std::shared_ptr<stet::response_cache> cache = std::make_shared<stet::response_cache>(
+      stet::response_cache_options{.budget_bytes = cache_budget, .compression = fuzz_compression()});
+  stet::router routes = make_routes(cache);
   stet::detail::worker worker{h, routes, options, nullptr};
 };
 server_state* the_server = nullptr;  // never destroyed (see request_path_fuzz.cpp)
@@ -230,19 +313,6 @@ plan read_plan(const std::uint8_t* data, std::size_t size) {
   return p;
 }
 
-// Runs what is ready, without ever waiting. Bounded: a server that keeps
-// itself busy with no new bytes arriving (a busy wait) is a failure, since in
-// a real server it burns a worker's CPU until a timeout.
-constexpr int max_steps = 200'000;
-
-void run_ready(boost::asio::io_context& io, std::string_view payload) {
-  if (io.stopped()) io.restart();
-  int steps = 0;
-  for (; steps < max_steps && io.poll_one() > 0; ++steps) {
-  }
-  require(steps < max_steps, "the server goes quiet when no bytes arrive (no busy wait)", payload);
-}
-
 std::size_t count_heads(std::string_view bytes) {
   std::size_t n = 0;
   for (std::size_t at = bytes.find("\r\n\r\n"); at != std::string_view::npos; at = bytes.find("\r\n\r\n", at + 4)) ++n;
@@ -277,14 +347,19 @@ outcome run_memory(const plan& p) {
   for (const std::size_t piece : p.pieces) {
     stream->feed(p.payload.substr(offset, piece));
     offset += piece;
-    if (p.catch_up) run_ready(w.io(), p.payload);
+    // Catching up runs the handlers; the reactor, which in memory holds
+    // only timers, is asked once the client has sent everything.
+    if (p.catch_up) {
+      const std::size_t steps = stet::fuzz::poll_handlers(w.io(), stet::fuzz::max_steps);
+      require(steps < stet::fuzz::max_steps, "the server goes quiet when no bytes arrive (no busy wait)", p.payload);
+    }
   }
-  run_ready(w.io(), p.payload);
+  stet::fuzz::run_until_quiet(w.io(), p.payload);
   const bool was_idle = !stream->closed() && idle(p, stream->output());
   const std::size_t spares_idle = w.exchanges().spares();
   const std::size_t created_idle = w.exchanges().created();
   stream->feed_eof();
-  run_ready(w.io(), p.payload);
+  stet::fuzz::run_until_quiet(w.io(), p.payload);
   if (was_idle && stream->closed()) {
     require(w.exchanges().spares() == spares_idle && w.exchanges().created() == created_idle,
             "an idle keep-alive connection holds no exchange", p.payload);
@@ -294,38 +369,6 @@ outcome run_memory(const plan& p) {
   o.received = stream->take_output();
   if (!o.closed) stream->abandon();  // reported below; the parked read must not keep it alive
   return o;
-}
-
-// Reads what the server wrote so far; true at its end of stream.
-bool drain_client(int fd, std::string& into) {
-  char buffer[16 * 1024];
-  for (;;) {
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n > 0) {
-      into.append(buffer, static_cast<std::size_t>(n));
-      continue;
-    }
-    if (n == 0) return true;
-    if (errno == EINTR) continue;
-    return errno != EAGAIN && errno != EWOULDBLOCK;
-  }
-}
-
-// Turns the loop and reads the client's side until neither moves.
-bool pump(boost::asio::io_context& io, int fd, std::string& into, std::string_view payload) {
-  bool ended = false;
-  for (int rounds = 0;; ++rounds) {
-    require(rounds < 10'000, "the server goes quiet when no bytes arrive (no busy wait)", payload);
-    if (io.stopped()) io.restart();
-    int steps = 0;
-    for (; steps < max_steps && io.poll_one() > 0; ++steps) {
-    }
-    require(steps < max_steps, "the server goes quiet when no bytes arrive (no busy wait)", payload);
-    const std::size_t before = into.size();
-    ended = drain_client(fd, into) || ended;
-    if (steps == 0 && into.size() == before) break;
-  }
-  return ended;
 }
 
 outcome run_proxy(const plan& p) {
@@ -349,13 +392,13 @@ outcome run_proxy(const plan& p) {
       } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
         break;  // the server closed: the rest is not wanted
       } else {
-        ended = pump(w.io(), fds[1], o.received, p.payload);
+        ended = stet::fuzz::pump(w.io(), fds[1], o.received, p.payload);
       }
     }
-    if (p.catch_up) ended = pump(w.io(), fds[1], o.received, p.payload) || ended;
+    if (p.catch_up) ended = stet::fuzz::pump(w.io(), fds[1], o.received, p.payload) || ended;
   }
   ::shutdown(fds[1], SHUT_WR);
-  o.closed = pump(w.io(), fds[1], o.received, p.payload) || ended;
+  o.closed = stet::fuzz::pump(w.io(), fds[1], o.received, p.payload) || ended;
   ::close(fds[1]);
   return o;
 }
@@ -371,7 +414,14 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const plan p = read_plan(data, size);
+  stet::response_cache& cache = *the_server->cache;
+  const stet::response_cache_stats emptied = cache.stats();
+  require(emptied.entries == 0 && emptied.bytes == 0, "invalidate_all() leaves nothing stored or charged");
   const outcome o = p.proxy ? run_proxy(p) : run_memory(p);
+  require(cache.stats().bytes <= cache_budget, "the response cache stays within its byte budget", p.payload);
+  // Emptied now rather than before the next input: an input then frees what
+  // it allocated, and libFuzzer does not run it again to look for a leak.
+  cache.invalidate_all();
   require(o.closed, "the server closes the connection after the client's last byte", p.payload);
 
   stet::fuzz::wire_reader reader(o.received);
@@ -380,9 +430,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::fprintf(stderr, "fuzz: %s\n", reader.why());
     require(false, "complete, well-framed responses, then well-formed frames after a 101", o.received);
   }
-  // FUZZ_SERVER_TRACE=1: what each input got, to see what a seed reaches.
-  static const bool trace = std::getenv("FUZZ_SERVER_TRACE") != nullptr;
-  if (trace) {
+  // FUZZ_SERVER_TRACE=1: what each input got, to see what a seed reaches;
+  // FUZZ_SERVER_TRACE=2: the bytes too.
+  static const char* const trace = std::getenv("FUZZ_SERVER_TRACE");
+  if (trace != nullptr) {
+    if (std::string_view(trace) == "2") std::fwrite(o.received.data(), 1, o.received.size(), stderr);
     std::fprintf(stderr, "fuzz: %zu bytes in %zu pieces%s -> %zu bytes out, statuses", p.payload.size(),
                  p.pieces.size(), p.proxy ? " (PROXY)" : "", o.received.size());
     for (const unsigned status : r->statuses) std::fprintf(stderr, " %u", status);

@@ -26,7 +26,7 @@ build_fuzz_targets "$build" "$jobs" "${targets[@]}"
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$build/artifacts" "$build/logs"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export_sanitizer_options
 
 failed=()
 summary=()

@@ -31,7 +31,7 @@ check_fuzz_targets "${targets[@]}"
 build_fuzz_targets "$build" "$workers" "${targets[@]}"
 
 mkdir -p "$corpus_root" "$out"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export_sanitizer_options
 summary="$out/summary.txt"
 header="$(printf '%-18s %12s %9s %7s %8s %8s  %s' target executions exec/s cov ft corpus findings)"
 echo "$header" >"$summary"
