@@ -12,6 +12,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <array>
 #include <new>
 
 namespace stet::detail {
@@ -111,15 +112,41 @@ class zstd_state final : public body_decoder::state {
     ZSTD_inBuffer i{in.data(), in.size(), 0};
     ZSTD_outBuffer o{to, room, 0};
     const std::size_t rc = ZSTD_decompressStream(d_, &o, &i);
+    note_header(in.substr(0, i.pos));
     in.remove_prefix(i.pos);
     if (ZSTD_isError(rc)) return {progress::corrupt, o.pos};
+    frame_bytes_ += o.pos;
     // 0: a frame just ended; another may follow (concatenated frames are one body).
     ended = rc == 0;
-    return {ended ? progress::ended : progress::more, o.pos};
+    if (!ended) return {progress::more, o.pos};
+    // zstd checks a frame's declared content size only when the whole frame is
+    // in one input; fed in pieces, a frame that declares 3 bytes and holds none
+    // ends as an empty one. The size is checked here, however the frame came.
+    const bool short_or_long =
+        declared_ != ZSTD_CONTENTSIZE_UNKNOWN && declared_ != ZSTD_CONTENTSIZE_ERROR && declared_ != frame_bytes_;
+    header_size_ = 0;
+    frame_bytes_ = 0;
+    declared_ = ZSTD_CONTENTSIZE_ERROR;
+    return {short_or_long ? progress::corrupt : progress::ended, o.pos};
   }
 
  private:
+  // Keeps the frame's first bytes until its header (at most 18 bytes:
+  // ZSTD_FRAMEHEADERSIZE_MAX, of zstd's static-only API) says the content
+  // size, or that it has none.
+  void note_header(std::string_view taken) noexcept {
+    if (declared_ != ZSTD_CONTENTSIZE_ERROR || header_size_ == header_.size()) return;
+    const std::size_t n = std::min(taken.size(), header_.size() - header_size_);
+    std::copy_n(taken.data(), n, header_.data() + header_size_);
+    header_size_ += n;
+    declared_ = ZSTD_getFrameContentSize(header_.data(), header_size_);
+  }
+
   ZSTD_DCtx* d_;
+  std::array<char, 18> header_{};
+  std::size_t header_size_ = 0;
+  unsigned long long declared_ = ZSTD_CONTENTSIZE_ERROR;  // not known yet
+  std::uint64_t frame_bytes_ = 0;                         // produced by this frame so far
 };
 
 std::unique_ptr<body_decoder::state> make_state(content_coding c) {

@@ -404,6 +404,22 @@ TEST_F(CoroBody, PipelinedRequestsBehindAStreamedBodyStayInOrder) {
   EXPECT_EQ(third->body, expected("xyz"));
 }
 
+// Found by fuzzing (server_fuzz): an HTTP/1.0 request without keep-alive to a
+// streamed-body coroutine route was answered with Connection: close, and then
+// the bytes behind it were parsed as another request and answered too (a 501
+// for "28"): a response after the one that said it was the last.
+TEST_F(CoroBody, NothingIsAnsweredAfterAResponseThatClosesTheConnection) {
+  start();
+  raw_client c(port());
+  ASSERT_TRUE(c.send("POST /sum HTTP/1.0\r\nHost: x\r\n\r\n28\r\nxxxxxxxxx\n"));
+  const std::string all = c.read_until_close();
+  std::size_t used = 0;
+  const auto first = stet::test::parse_response(all, &used);
+  ASSERT_TRUE(first) << all;
+  EXPECT_EQ(first->body, "0 0");
+  EXPECT_EQ(all.substr(used), "") << "bytes after the last response";
+}
+
 TEST_F(CoroBody, ABodyOverTheRouteLimitIs413AndTheHandlerSeesWhy) {
   start();
   raw_client c(port());

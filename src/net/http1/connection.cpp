@@ -205,9 +205,11 @@ void connection::make_room() {
 void connection::process() {
   exchange& x = *x_;
   // After a body piece the parser runs once more even with nothing buffered:
-  // the piece may have been the body's last bytes.
-  while ((x.begin < x.end || std::exchange(settle_body_, false)) && !x.stream.is_stream() && !pending_ &&
-         !body_paused_ && !upgrade_ && x.output.pending() < owner_.options().max_pipeline_output_bytes) {
+  // the piece may have been the body's last bytes. Nothing is parsed once the
+  // last response is decided (an answer that came later, e.g. a coroutine's
+  // after its streamed body, said Connection: close): no answer follows it.
+  while ((x.begin < x.end || std::exchange(settle_body_, false)) && !close_after_write_ && !x.stream.is_stream() &&
+         !pending_ && !body_paused_ && !upgrade_ && x.output.pending() < owner_.options().max_pipeline_output_bytes) {
     if (!x.parser.in_message()) observer_.message_started();
     const auto [what, consumed] = x.parser.execute(x.buffer.get(), x.begin, x.end, x.body);
     x.begin += consumed;
