@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <new>
 
 namespace stet::detail {
@@ -114,7 +115,7 @@ class zstd_state final : public body_decoder::state {
     const std::size_t rc = ZSTD_decompressStream(d_, &o, &i);
     note_header(in.substr(0, i.pos));
     in.remove_prefix(i.pos);
-    if (ZSTD_isError(rc)) return {progress::corrupt, o.pos};
+    if (ZSTD_isError(rc) || !rfc8878_frame()) return {progress::corrupt, o.pos};
     frame_bytes_ += o.pos;
     // 0: a frame just ended; another may follow (concatenated frames are one body).
     ended = rc == 0;
@@ -140,6 +141,16 @@ class zstd_state final : public body_decoder::state {
     std::copy_n(taken.data(), n, header_.data() + header_size_);
     header_size_ += n;
     declared_ = ZSTD_getFrameContentSize(header_.data(), header_size_);
+  }
+
+  // RFC 8878's zstd is the format of libzstd 0.8 on, and skippable frames;
+  // libzstd also decodes older (legacy) frames, but only when one comes whole,
+  // so a legacy frame would be taken or refused depending on the cuts.
+  bool rfc8878_frame() const noexcept {
+    if (header_size_ < 4) return true;  // not known yet
+    std::uint32_t magic = 0;
+    for (int b = 3; b >= 0; --b) magic = magic << 8 | static_cast<unsigned char>(header_[b]);
+    return magic == ZSTD_MAGICNUMBER || (magic & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
   }
 
   ZSTD_DCtx* d_;

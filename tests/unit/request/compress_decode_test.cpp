@@ -181,6 +181,25 @@ TEST(CompressDecode, AZstdFrameShorterThanItsDeclaredSizeIsRefusedHoweverItArriv
   }
 }
 
+// Found by fuzzing (body_decoder_fuzz): a frame of zstd v0.5 (magic
+// 0xFD2FB525), which libzstd's legacy support decodes whole but not in
+// pieces, was taken or refused depending on the cuts. RFC 8878's zstd coding
+// is the v0.8+ format (and skippable frames): anything else is refused.
+TEST(CompressDecode, ALegacyZstdFrameIsRefusedHoweverItArrives) {
+  const std::string frame("\x25\xb5\x2f\xfd\x01\x28\x00\x00", 8);
+  std::string out;
+  EXPECT_TRUE(decode_body("zstd", frame, 1024, out));
+  for (const std::size_t step : {1, 3, 8}) {
+    body_decoder d(content_coding::zstd, 1024);
+    std::string pieces;
+    bool refused = false;
+    for (std::size_t at = 0; at < frame.size() && !refused; at += step) {
+      refused = static_cast<bool>(d.feed(std::string_view(frame).substr(at, step), pieces));
+    }
+    EXPECT_TRUE(refused || d.finish()) << "in pieces of " << step;
+  }
+}
+
 // A frame that says its size and keeps to it, in pieces of any size.
 TEST(CompressDecode, AZstdFrameOfItsDeclaredSizeIsTakenInPieces) {
   const std::string plain = stet::test::compressible_text(70 * 1024);
