@@ -32,14 +32,9 @@ DURATION="${DURATION:-5}"
 ROUNDS="${ROUNDS:-3}"
 CONNECTIONS="${CONNECTIONS:-20}"
 BASE_PORT="${BASE_PORT:-18580}"
-tmp="$(mktemp -d)"
-cleanup() {
-  stop_all_servers
-  if [ -z "${KEEP_TMP:-}" ]; then rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
 # shellcheck source=lib.sh
 source "$here/lib.sh"
+make_temp_dir
 clk_tck="$(getconf CLK_TCK)"
 
 "$root/scripts/install-deps.sh" --bench

@@ -34,6 +34,13 @@ stop_all_servers() {
   for name in "${!server_pid[@]}"; do stop_server "$name"; done
 }
 
+# A scratch directory, $tmp, removed when the script exits (kept with
+# KEEP_TMP=1), after every server the script started is stopped.
+make_temp_dir() {
+  tmp="$(mktemp -d)"
+  trap 'stop_all_servers; if [ -z "${KEEP_TMP:-}" ]; then rm -rf "$tmp"; fi' EXIT
+}
+
 port_in_use() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
 
 # Waits until PID listens on PORT, up to SECONDS (default 10). It looks at the

@@ -29,14 +29,9 @@ DELAY_MS="${DELAY_MS:-50}"
 BURSTS="${BURSTS:-5}"
 THREADS="${THREADS:-2}"
 PORT="${PORT:-18690}"
-tmp="$(mktemp -d)"
-cleanup() {
-  stop_all_servers
-  if [ -z "${KEEP_TMP:-}" ]; then rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
 # shellcheck source=lib.sh
 source "$here/lib.sh"
+make_temp_dir
 
 [ "$(ulimit -n)" -gt $((CLIENTS + 64)) ] || ulimit -n $((CLIENTS + 64)) || die "ulimit -n is below $CLIENTS"
 # The load: no dependency, one compiler call (as websocket.sh builds its ws_load).
