@@ -72,7 +72,7 @@ bool pump(stet::detail::asio::io_context& io, int fd, std::string& into, std::st
     ended = drain_client(fd, into) || ended;
     // run_until_quiet() returned with nothing queued and nothing ready in
     // the reactor; a read that took nothing changed nothing the server can
-    // see, so another turn would only find it quiet again (three system
+    // see, so another turn would only find it quiet again (two system
     // calls per piece, a quarter of request_path's). Bytes taken may have
     // made room for a write the server waits on: then it is turned again.
     if (into.size() == before) return ended;
