@@ -235,4 +235,34 @@ TEST_F(TlsTransportClose, NoCloseNotifyAfterTheSocketRefusedAWrite) {
   EXPECT_EQ(stream_->write_calls, tried);
 }
 
+// A peer that ended its stream without close_notify (closed its socket, as
+// browsers do) reads nothing more: close() seals no alert and sends nothing.
+TEST_F(TlsTransportClose, NoCloseNotifyAfterThePeerEndedTheStream) {
+  plain_reader next;
+  transport_->start_read(next.target(), false, std::shared_ptr<void>(keep_));
+  stream_->feed_eof();
+  io_.poll();
+  io_.restart();
+  ASSERT_TRUE(next.done);
+  EXPECT_EQ(next.ec, boost::asio::error::eof);
+  const std::size_t tried = stream_->write_calls;
+  transport_->close();
+  EXPECT_EQ(stream_->write_calls, tried);
+}
+
+// A close_notify of the peer's own is answered with ours.
+TEST_F(TlsTransportClose, PeersCloseNotifyIsAnswered) {
+  plain_reader next;
+  transport_->start_read(next.target(), false, std::shared_ptr<void>(keep_));
+  SSL_shutdown(client_.ssl());
+  stream_->feed(client_.take_output());
+  stream_->feed_eof();
+  io_.poll();
+  io_.restart();
+  ASSERT_TRUE(next.done);
+  EXPECT_EQ(next.ec, boost::asio::error::eof);
+  transport_->close();
+  EXPECT_TRUE(client_sees_close_notify());
+}
+
 }  // namespace
