@@ -107,10 +107,11 @@ std::shared_ptr<const tls_context> tls_context::build(const tls_options& options
   // Only the context a handshake starts on asks for the name. With a callback
   // set, OpenSSL takes TLS 1.3 as possible without looking at the key; without
   // one it derives the key's curve through the provider on every handshake
-  // (is_tls13_capable, for TLS 1.2's downgrade sentinel too: 1 % of a resumed
-  // handshake). So one certificate gets the callback too, when TLS 1.3 can
-  // sign with its key (else TLS 1.3 clients must still fall back to 1.2); it
-  // also keeps the name in TLS 1.2 sessions, so a resumption reports it.
+  // (is_tls13_capable, asked for TLS 1.2's downgrade sentinel too), which is
+  // what separated a resumed TLS 1.2 handshake from nginx's (docs/benchmarks.md,
+  // HTTPS). So one certificate gets the callback too, when TLS 1.3 can sign
+  // with its key (else TLS 1.3 clients must still fall back to 1.2); it also
+  // keeps the name in TLS 1.2 sessions, so a resumption reports it.
   if (built->contexts_.size() > 1 || signs_tls13(SSL_CTX_get0_privatekey(built->contexts_.front()))) {
     // SSL_CTX_set_tlsext_servername_callback, without the macro's C cast.
     SSL_CTX_callback_ctrl(built->contexts_.front(), SSL_CTRL_SET_TLSEXT_SERVERNAME_CB,
