@@ -59,6 +59,7 @@ measure() {
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+stet_bin="$2"  # what provenance's "Measured" names; both binaries are named below it
 provenance "$(reproduce_command bench/e2e/tls_interleaved.sh "$1 $2" ROUNDS DURATION)" nginx openssl
 echo "- before: $("$1" --version 2>/dev/null | head -n1); after: $("$2" --version 2>/dev/null | head -n1)"
 echo
