@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <ctime>
+#include <string_view>
 
 namespace stet::detail {
 namespace {
@@ -47,6 +48,25 @@ std::vector<unsigned char> session_id_context(const tls_options& o, const std::v
   return {id.begin(), id.begin() + std::min<unsigned int>(n, SSL_MAX_SID_CTX_LENGTH)};
 }
 
+// Whether a TLS 1.3 handshake can be signed with `key`: RSA (PSS), EdDSA, or
+// ECDSA on one of the curves TLS 1.3 has signature schemes for (RFC 8446 4.2.3).
+bool signs_tls13(EVP_PKEY* key) {
+  switch (EVP_PKEY_get_base_id(key)) {
+    case EVP_PKEY_RSA:
+    case EVP_PKEY_RSA_PSS:
+    case EVP_PKEY_ED25519:
+    case EVP_PKEY_ED448: return true;
+    case EVP_PKEY_EC: {
+      std::array<char, 64> group{};
+      std::size_t n = 0;
+      if (EVP_PKEY_get_group_name(key, group.data(), group.size(), &n) != 1) return false;
+      const std::string_view name(group.data(), n);
+      return name == "prime256v1" || name == "secp384r1" || name == "secp521r1";
+    }
+    default: return false;
+  }
+}
+
 }  // namespace
 
 session_cache_counts& session_cache_counts::operator+=(const session_cache_counts& o) noexcept {
@@ -84,8 +104,15 @@ std::shared_ptr<const tls_context> tls_context::build(const tls_options& options
     }
   }
   built->names_.freeze();
-  // Only the context a handshake starts on asks for the name.
-  if (built->contexts_.size() > 1) {
+  // Only the context a handshake starts on asks for the name. With a callback
+  // set, OpenSSL takes TLS 1.3 as possible without looking at the key; without
+  // one it derives the key's curve through the provider on every handshake
+  // (is_tls13_capable, asked for TLS 1.2's downgrade sentinel too), which is
+  // what separated a resumed TLS 1.2 handshake from nginx's (docs/benchmarks.md,
+  // HTTPS). So one certificate gets the callback too, when TLS 1.3 can sign
+  // with its key (else TLS 1.3 clients must still fall back to 1.2); it also
+  // keeps the name in TLS 1.2 sessions, so a resumption reports it.
+  if (built->contexts_.size() > 1 || signs_tls13(SSL_CTX_get0_privatekey(built->contexts_.front()))) {
     // SSL_CTX_set_tlsext_servername_callback, without the macro's C cast.
     SSL_CTX_callback_ctrl(built->contexts_.front(), SSL_CTRL_SET_TLSEXT_SERVERNAME_CB,
                           reinterpret_cast<void (*)()>(&tls_context::on_server_name));

@@ -165,6 +165,30 @@ TEST_F(TlsSessions, Tls12TicketResumes) {
   EXPECT_TRUE(resumes(s.get().port(1), s.get().port(1), o));
 }
 
+// In TLS 1.2 the server name belongs to the session: a resumed connection
+// reports the name its session was made with, one certificate or several.
+TEST_F(TlsSessions, Tls12ResumptionKeepsTheServerName) {
+  running_server s(routes(), stet::test::tls_server_options(stet::test::tls_settings(site)));
+  tls_client_options o;
+  o.max_version = TLS1_2_VERSION;
+  stet::test::tls_session session;
+  {
+    tls_client first(s.get().port(1), o);
+    ASSERT_TRUE(first.handshake()) << first.error();
+    const auto r = first.request("GET", "/whoami");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->body, "subject= sni=localhost");
+    session = first.session();
+  }
+  o.resume = session.get();
+  tls_client second(s.get().port(1), o);
+  ASSERT_TRUE(second.handshake()) << second.error();
+  ASSERT_TRUE(second.resumed());
+  const auto r = second.request("GET", "/whoami");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "subject= sni=localhost");
+}
+
 TEST_F(TlsSessions, Tls12SessionIdResumesFromTheCacheAndIsCounted) {
   auto m = std::make_shared<stet::metrics>();
   stet::server_options so = stet::test::tls_server_options(stet::test::tls_settings(site));

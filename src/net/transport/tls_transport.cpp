@@ -106,7 +106,12 @@ void tls_transport::ciphertext_read(void* self, const boost::system::error_code&
 
 void tls_transport::on_ciphertext(const boost::system::error_code& ec, std::size_t n) {
   if (ec) {
-    if (ec == asio::error::connection_reset) peer_gone_ = true;
+    // A reset, or an end of the stream without close_notify (what browsers
+    // and most clients do: they closed the socket), leaves nobody to read our
+    // close_notify; sealing it and the send the peer's kernel answers with a
+    // reset would be all it did (nginx does not send one either). A
+    // close_notify of the peer's own is still answered (the engine's closed).
+    if (ec == asio::error::connection_reset || ec == asio::error::eof) peer_gone_ = true;
     if (!engine_.handshake_done()) {
       handshake_failed(timed_out_                                            ? handshake_failure::timeout
                        : ec == asio::error::operation_aborted && !cancelled_ ? handshake_failure::aborted
@@ -425,8 +430,9 @@ std::size_t tls_transport::available() noexcept {
 }
 
 // Sent once, as far as the socket takes it now: nothing waits for it. Not to
-// a peer already gone (reset, or a write refused): sealing the alert and a
-// send that fails would be all it cost (most clients close that way).
+// a peer already gone (reset, its stream ended, or a write refused): sealing
+// the alert and a send that fails would be all it cost (most clients close
+// that way).
 void tls_transport::send_close_notify() noexcept {
   if (shut_ || closed_) return;
   shut_ = true;

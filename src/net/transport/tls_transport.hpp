@@ -100,7 +100,7 @@ class tls_transport final : public transport {
   bool timed_out_ = false;
   bool cancelled_ = false;
   bool shut_ = false;       // close_notify sent: later reads only drain the raw stream
-  bool peer_gone_ = false;  // the socket was reset or refused a write: nothing more is sent
+  bool peer_gone_ = false;  // reset, ended without close_notify, or refused a write: no close_notify
   bool closed_ = false;
 };
 

@@ -199,6 +199,21 @@ class TlsTransportClose : public TlsEngine {
     stream_->abandon();
     SSL_set_shutdown(client_.ssl(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
   }
+  // Reads once more: the peer's end of the stream (fed before).
+  void read_the_end() {
+    plain_reader next;
+    transport_->start_read(next.target(), false, std::shared_ptr<void>(keep_));
+    io_.poll();
+    io_.restart();
+    ASSERT_TRUE(next.done);
+    EXPECT_EQ(next.ec, boost::asio::error::eof);
+  }
+  // Whether close() left the socket alone (no close_notify sealed and tried).
+  bool close_writes_nothing() {
+    const std::size_t tried = stream_->write_calls;
+    transport_->close();
+    return stream_->write_calls == tried;
+  }
   // Whether the client reads a close_notify from what the server wrote.
   bool client_sees_close_notify() {
     client_.give(stream_->take_output());
@@ -230,9 +245,25 @@ TEST_F(TlsTransportClose, NoCloseNotifyAfterTheSocketRefusedAWrite) {
   boost::system::error_code ec;
   transport_->write_some({&piece, 1}, ec);
   EXPECT_EQ(ec, boost::asio::error::broken_pipe);
-  const std::size_t tried = stream_->write_calls;
+  EXPECT_TRUE(close_writes_nothing());
+}
+
+// A peer that ended its stream without close_notify (closed its socket, as
+// browsers do) reads nothing more: close() seals no alert and sends nothing.
+TEST_F(TlsTransportClose, NoCloseNotifyAfterThePeerEndedTheStream) {
+  stream_->feed_eof();
+  read_the_end();
+  EXPECT_TRUE(close_writes_nothing());
+}
+
+// A close_notify of the peer's own is answered with ours.
+TEST_F(TlsTransportClose, PeersCloseNotifyIsAnswered) {
+  SSL_shutdown(client_.ssl());
+  stream_->feed(client_.take_output());
+  stream_->feed_eof();
+  read_the_end();
   transport_->close();
-  EXPECT_EQ(stream_->write_calls, tried);
+  EXPECT_TRUE(client_sees_close_notify());
 }
 
 }  // namespace
