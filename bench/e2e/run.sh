@@ -595,7 +595,7 @@ write_report() {
     write_environment
     echo
     write_tables
-    if [ -n "$PLOT" ]; then echo; echo "![server CPU µs per request]($image)"; fi
+    if [ -n "$PLOT" ]; then echo; echo "![server CPU µs per operation]($image)"; fi
     echo "<!-- e2e:end -->"
   } > "$block"
   if [ -n "$OUT" ]; then
@@ -606,26 +606,79 @@ write_report() {
   fi
 }
 
-# Clustered bars of CPU µs/request per endpoint and server, log scale (the
-# 10 MiB file costs thousands of times what /plaintext does).
-write_plot() {
-  [ -n "$PLOT" ] || return 0
-  local data="$tmp/plot.dat" id label name
+# Server CPU µs per operation as clustered bars, one panel per kind of row
+# (HTTP, WebSocket, TLS), each on its own log-scale axis: a handshake costs
+# about a hundred requests and a 16 KiB message more than a small response,
+# and an axis per panel keeps every row readable. A server keeps its colour
+# in every panel; a panel shows only the servers that serve one of its rows.
+declare -A server_colour=([stet]="#d62728" [stet_b]="#ff9896" [nginx]="#2ca02c" [h2o]="#9467bd"
+                          [bun]="#ff7f0e" [beast]="#1f77b4" [restinio]="#8c564b" [floor]="#7f7f7f")
+
+# plot_panel NAME TITLE ORIGIN_X ORIGIN_Y WIDTH HEIGHT IDS...: writes the
+# panel's data file and prints its gnuplot commands.
+plot_panel() {
+  local panel="$1" title="$2" x="$3" y="$4" width="$5" height="$6" id name label shown=() colours=""
+  shift 6
+  local data="$tmp/plot-$panel.dat"
+  for name in $SERVERS; do
+    for id in "$@"; do
+      if [ -n "${cpu_raw[$id,$name]:-}" ]; then shown+=("$name"); colours+="${colours:+ }${server_colour[$name]}"; break; fi
+    done
+  done
+  [ ${#shown[@]} -gt 0 ] || return 0
   {
-    printf 'endpoint'; for name in $SERVERS; do printf '\t%s' "${server_label[$name]}"; done; echo
-    for id in "${ep_ids[@]}"; do
-      label="${ep_label[$id]}"
-      printf '%s' "${label// (signed cookie)/}"
-      for name in $SERVERS; do printf '\t%s' "${cpu_raw[$id,$name]:--}"; done
+    printf 'endpoint'; for name in "${shown[@]}"; do printf '\t%s' "${server_label[$name]}"; done; echo
+    for id in "$@"; do
+      label="${ep_label[$id]// (signed cookie)/}"
+      label="${label#WebSocket }"
+      label="${label% (session ID)}"
+      printf '%s' "${label% (per delivered message)}"
+      for name in "${shown[@]}"; do printf '\t%s' "${cpu_raw[$id,$name]:--}"; done
       echo
     done
   } > "$data"
-  local ncols
-  ncols=$(($(wc -w <<<"$SERVERS") + 1))
+  cat <<EOF
+set origin $x, $y
+set size $width, $height
+set title "$title"
+set xrange [-0.6:$# - 0.4]
+n = ${#shown[@]}
+w = 1.0 / (n + 1)
+colours = "$colours"
+plot for [c=2:n + 1] "$data" using c:xtic(1) title columnheader(c) linecolor rgb word(colours, c - 1), \\
+     for [c=2:n + 1] "$data" using (\$0 + (c - 2 - (n - 1) / 2.0) * w):c:(sprintf(column(c) < 100 ? "%.1f" : "%.0f", column(c))) \\
+       with labels font ",8" offset 0,0.6 notitle
+EOF
+}
+
+write_plot() {
+  [ -n "$PLOT" ] || return 0
+  local id http=() ws=() tls=() panels="" height=720 low=1 x=0 width
+  for id in "${ep_ids[@]}"; do
+    case "$id" in ws_*) ws+=("$id") ;; tls*) tls+=("$id") ;; *) http+=("$id") ;; esac
+  done
+  # HTTP across the top; WebSocket and TLS side by side below it (or over the
+  # whole height when there is no HTTP row).
+  local lower=$(( (${#ws[@]} > 0) + (${#tls[@]} > 0) ))
+  if [ ${#http[@]} -gt 0 ]; then
+    if [ "$lower" -gt 0 ]; then low=0.45 height=1300; fi
+    panels+="$(plot_panel http "HTTP: server CPU µs per request" 0 "$(awk -v l="$low" 'BEGIN { print l < 1 ? l : 0 }')" \
+               1 "$(awk -v l="$low" 'BEGIN { print l < 1 ? 0.97 - l : 0.97 }')" "${http[@]}")"$'\n'
+  fi
+  if [ ${#http[@]} -eq 0 ]; then low=0.97; fi
+  [ "$lower" -gt 0 ] || low=0
+  width="$(awk -v n="$lower" 'BEGIN { print n ? 1 / n : 1 }')"
+  if [ ${#ws[@]} -gt 0 ]; then
+    panels+="$(plot_panel ws "WebSocket: server CPU µs per message received" "$x" 0 "$width" "$low" "${ws[@]}")"$'\n'
+    x="$width"
+  fi
+  if [ ${#tls[@]} -gt 0 ]; then
+    panels+="$(plot_panel tls "TLS: server CPU µs per request (keep-alive) or per handshake" "$x" 0 "$width" "$low" "${tls[@]}")"$'\n'
+  fi
   gnuplot <<EOF
-set terminal pngcairo size 1600,720 font "DejaVu Sans,11" noenhanced
+set terminal pngcairo size 1600,$height font "DejaVu Sans,11" noenhanced
 set output "$PLOT"
-set title "Server CPU per request (µs, log scale; lower is better), one core each; missing bar = n/a"
+set multiplot title "Server CPU per operation (µs, log scale, an axis per panel; lower is better), one core each; missing bar = n/a"
 set datafile separator "\t"
 set datafile missing "-"
 set style data histograms
@@ -634,34 +687,41 @@ set style fill solid 0.85 border -1
 set boxwidth 0.9
 set logscale y
 set format y "%g"
-set ylabel "server CPU µs / request"
+set ylabel "server CPU µs / op"
 set grid ytics
-set key top left
+# Beside each panel, never over its bars; the room also takes the last rotated label.
+set key outside right top vertical
 set xtics rotate by -30 left
 set bmargin 8
-set xrange [-0.6:${#ep_ids[@]} - 0.4]
-n = $ncols - 1
-w = 1.0 / (n + 1)
-# Every plot reads line 1 as the header, so $0 counts the same rows for bars and labels.
+# Every plot reads line 1 as the header, so \$0 counts the same rows for bars and labels.
 set key autotitle columnheader
-plot for [c=2:$ncols] "$data" using c:xtic(1) title columnheader(c), \
-     for [c=2:$ncols] "$data" using (\$0 + (c - 2 - (n - 1) / 2.0) * w):c:(sprintf(column(c) < 100 ? "%.1f" : "%.0f", column(c))) \
-       with labels font ",8" offset 0,0.6 notitle
+$panels
+unset multiplot
 EOF
   log "wrote $PLOT"
 }
 
 # The smoke test's only judgement: the table is well formed (not how fast).
+# stet's rows for /plaintext and for every WebSocket and TLS endpoint of the
+# run must carry numbers: stet serves them all, so an n/a there is a broken
+# cell, not a missing feature.
 check_table() {
-  local table="$tmp/table.md"
+  local table="$tmp/table.md" id measured=""
   sed -n '/^| endpoint | server |/,/^$/p' "$block" > "$table"
   [ -s "$table" ] || die "smoke: no results table"
-  awk -F'|' '
+  for id in "${ep_ids[@]}"; do
+    case "$id" in plaintext | ws_* | tls*) measured+="${ep_label[$id]}"$'\t' ;; esac
+  done
+  awk -F'|' -v measured="$measured" '
+    BEGIN { n = split(measured, m, "\t"); for (i = 1; i < n; i++) want[" " m[i] " "] = 1 }
     NF == 0 { next }
     NR == 1 { cols = NF; next }
     NF != cols { print "smoke: row " NR " has " NF - 2 " cells, header has " cols - 2; bad = 1 }
-    $2 ~ /^ \/plaintext $/ && $3 ~ /stet/ { row = 1; if ($4 !~ /^ [0-9]+( \(errors: [0-9]+\))? $/ || $7 !~ /^ [0-9.]+ $/) { print "smoke: stet /plaintext has no numbers: " $0; bad = 1 } }
-    END { if (!row) { print "smoke: no stet /plaintext row"; bad = 1 } exit bad }
+    ($2 in want) && $3 ~ /^ stet $/ {
+      seen[$2] = 1
+      if ($4 !~ /^ [0-9]+( \((errors|not resumed): [0-9]+\))? $/ || $7 !~ /^ [0-9.]+ $/) { print "smoke: stet" $2 "has no numbers: " $0; bad = 1 }
+    }
+    END { for (l in want) if (!(l in seen)) { print "smoke: no stet row for" l; bad = 1 } exit bad }
   ' "$table" >&2 || die "smoke: malformed table"
   log "smoke: table well formed"
 }
