@@ -66,6 +66,8 @@ if [ "$smoke" = 1 ]; then
   # CI: stet alone, short, nothing installed but the client tools, no page
   # written unless OUT names one (a smoke run never overwrites the results).
   DURATION=1 ROUNDS=1 WARMUP=0 SERVERS=stet
+  # A room of 100 shows the form as well as one of 1000, and connects sooner.
+  WS_SUBSCRIBERS="${WS_SUBSCRIBERS:-100}"
 fi
 DURATION="${DURATION:-5}"
 ROUNDS="${ROUNDS:-3}"
