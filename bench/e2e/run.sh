@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# bench/e2e/run.sh: the end-to-end benchmark of stet-server against nginx,
-# Boost.Beast and RESTinio, on this machine, in one run.
+# bench/e2e/run.sh: the end-to-end benchmark of stet-server against nginx, h2o,
+# uWebSockets (bun), Boost.Beast, RESTinio and the floor peer, on this machine,
+# in one run: HTTP endpoints, WebSocket messages and TLS (keep-alive requests
+# and handshakes) in one table and one plot.
 #
 #   bench/e2e/run.sh                           # full run (DURATION=5 ROUNDS=3): writes
 #                                              #   docs/benchmarks.md and docs/benchmarks-cpu.png
@@ -9,27 +11,50 @@
 #                                              #   install, writes no file unless OUT names
 #                                              #   one; exits non-zero unless the table is
 #                                              #   well formed (never judges a timing)
+#   SERVERS="stet nginx h2o bun beast restinio floor" DURATION=3 bench/e2e/run.sh
+#                                              # the published run: every server, every row
 #
 # What it does: installs the peers from Debian packages when missing (nginx,
-# librestinio-dev, gnuplot-nox, wrk, curl), builds stet-server (Release) and the
-# peers (bench/e2e/peers, a separate CMake project), generates a static
-# directory, starts every server on 127.0.0.1 pinned to core 0 (one
-# worker/thread each) and runs wrk pinned to core 1. Targets are interleaved
-# round by round (for each round, for each endpoint: stet nginx beast restinio),
+# librestinio-dev, gnuplot-nox, wrk, curl, openssl), builds stet-server
+# (Release), the peers (bench/e2e/peers, a separate CMake project) and, for the
+# WebSocket rows, the load client bench/e2e/peers/ws_load.cpp and Beast's
+# WebSocket peer (build-e2e-ws/), generates a static directory and a
+# self-signed certificate, starts every server on 127.0.0.1 pinned to core 0
+# (one worker/thread each; a server with TLS serves it from the same process on
+# a second port) and runs the clients pinned to core 1: wrk (HTTP, and HTTPS
+# keep-alive), ws_load (WebSocket), openssl s_time (handshakes). Cells are
+# interleaved round by round (for each round, for each endpoint: every server),
 # so a burst of noise from the rest of the machine hits every server alike.
-# Reported per server and endpoint: median req/s, p50/p99 latency, and server
-# CPU µs per request = (utime+stime of the server, from /proc/PID/stat, after -
-# before) / responses completed. That last figure is the steady one on a
-# shared, noisy machine: it does not care how much of the core we were given.
+# Reported per server and endpoint: median operations/s, p50/p99 latency
+# (wrk's rows), and server CPU µs per operation = (utime+stime of the server,
+# from /proc/PID/stat, after - before) / operations completed, an operation
+# being a response, a message the client received, or a handshake. That last
+# figure is the steady one on a shared, noisy machine: it does not care how
+# much of the core we were given.
 #
 # An endpoint a server answers with 404 is skipped and shown "n/a", so the table
 # fills in by itself as stet grows (static files, /-/actor.json, /users/{id}).
+# WebSocket rows: stet, bun and Beast (echo; Beast has no rooms, so no
+# publish); TLS rows: stet, nginx, h2o and bun; n/a for the others.
+#
+# Endpoint ids (ENDPOINTS), in table order:
+#   HTTP       plaintext json pipelined close small css css_hash css_304 file_1m
+#              file_10m actor users
+#   WebSocket  ws_echo32 ws_echo16k ws_echo16kbin (echo of 32 B, 16 KiB, 16 KiB
+#              binary messages over CONNECTIONS connections), ws_publish (32 B to a
+#              room of WS_SUBSCRIBERS members, per delivered message)
+#   TLS        tls_keepalive (/plaintext over TLS, wrk), tls13_full tls12_full
+#              (s_time -new: a full handshake per connection), tls12_resumed
+#              (s_time -reuse: TLS 1.2 session-ID resumption)
 #
 # Environment:
-#   DURATION=5       seconds per cell              ROUNDS=3        rounds (>= 1)
-#   CONNECTIONS=50   wrk connections (-t1)         WARMUP=1        seconds per cell, once, unrecorded
-#   SERVERS="stet nginx beast restinio floor"      BASE_PORT=18480 ports BASE, BASE+1, ...
-#                    (h2o too, when named: bench/e2e/peers/h2o.conf.in)
+#   DURATION=5       seconds per cell (whole)      ROUNDS=3        rounds (>= 1)
+#   CONNECTIONS=50   wrk connections (-t1), and WebSocket echo connections
+#   WARMUP=1         seconds per cell, once, unrecorded
+#   SERVERS="stet nginx beast restinio floor"      BASE_PORT=18480 ports BASE, BASE+1, ...;
+#                    (h2o and bun too, when named)  TLS on BASE+20+i, Beast's WebSocket peer BASE+40
+#   WS_PIPELINE=8    WebSocket messages in flight per sending connection
+#   WS_SUBSCRIBERS=1000  members of the publish row's room (--smoke: 100)
 #   STET_SERVER=path a prebuilt stet-server (default: build build-release/)
 #   STET_SERVER_B=path  a second stet-server, run as the server "stet_b" (name it in
 #                    SERVERS): two builds side by side in one run, e.g. the io_uring
@@ -39,7 +64,7 @@
 #                    default), so stet gets the same window; 0 = a stat per hit
 #   STET_STATIC_WATCH=0  stet-server --no-static-watch: no inotify, so a stat per hit (with
 #                    STET_REVALIDATE_MS=0); default 1: hits that no event touched skip the stat
-#   ENDPOINTS="plaintext json ..."  a subset of the endpoint ids below, in table order
+#   ENDPOINTS="plaintext json ..."  a subset of the endpoint ids above, in table order
 #   OUT=docs/benchmarks.md   the page whose e2e block is rewritten; OUT= (empty) writes
 #                    no page (the block is printed either way); --smoke: no page unless set
 #   PLOT=OUT's name with -cpu.png (docs/benchmarks-cpu.png); PLOT= (empty) draws none;
