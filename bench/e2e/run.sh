@@ -659,6 +659,7 @@ plot_panel() {
       label="${ep_label[$id]// (signed cookie)/}"
       label="${label#WebSocket }"
       label="${label% (session ID)}"
+      label="${label% (a connection per request)}"
       printf '%s' "${label% (per delivered message)}"
       for name in "${shown[@]}"; do printf '\t%s' "${cpu_raw[$id,$name]:--}"; done
       echo
@@ -674,7 +675,7 @@ w = 1.0 / (n + 1)
 colours = "$colours"
 plot for [c=2:n + 1] "$data" using c:xtic(1) title columnheader(c) linecolor rgb word(colours, c - 1), \\
      for [c=2:n + 1] "$data" using (\$0 + (c - 2 - (n - 1) / 2.0) * w):c:(sprintf(column(c) < 100 ? "%.1f" : "%.0f", column(c))) \\
-       with labels font ",8" offset 0,0.6 notitle
+       with labels font ",7" offset 0,0.6 notitle
 EOF
 }
 
@@ -703,7 +704,7 @@ write_plot() {
     panels+="$(plot_panel tls "TLS: server CPU µs per request (keep-alive) or per handshake" "$x" 0 "$width" "$low" "${tls[@]}")"$'\n'
   fi
   gnuplot <<EOF
-set terminal pngcairo size 1600,$height font "DejaVu Sans,11" noenhanced
+set terminal pngcairo size 1800,$height font "DejaVu Sans,11" noenhanced
 set output "$PLOT"
 set multiplot title "Server CPU per operation (µs, log scale, an axis per panel; lower is better), one core each; missing bar = n/a"
 set datafile separator "\t"
