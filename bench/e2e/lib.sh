@@ -318,7 +318,7 @@ ws_measure() {
   measure_client "$pid" "$ws_tools/ws_load" "${ws_cell_mode[$cell]}" "$port" "$path" "$conns" \
     "${ws_cell_size[$cell]}" "$pipeline" "$seconds" ${ws_cell_frame[$cell]:-}
   line="$(grep '^messages [0-9]* seconds ' <<<"$client_out" | tail -n1 || true)"
-  [ "$client_status" = 0 ] && [ -n "$line" ] || die "ws_load failed against 127.0.0.1:$port$path: $client_out"
+  if [ "$client_status" != 0 ] || [ -z "$line" ]; then die "ws_load failed against 127.0.0.1:$port$path: $client_out"; fi
   read -r _ ws_messages _ ws_seconds <<<"$line"
 }
 
@@ -346,7 +346,9 @@ s_time_measure() {
   measure_client "$pid" openssl s_time -connect "127.0.0.1:$port" ${s_time_options[$cell]} -time "$seconds"
   hs_count="$(awk '/connections in [0-9.]+ real seconds/ { print $1; exit }' <<<"$client_out")"
   hs_fresh="$(awk '/^[rt3*]+$/ { n += gsub(/[t3*]/, "") } END { print n + 0 }' <<<"$client_out")"
-  [ -n "$hs_count" ] && [ "$hs_count" -gt 0 ] || die "openssl s_time ${s_time_options[$cell]} completed no handshake against 127.0.0.1:$port: $client_out"
+  if [ -z "$hs_count" ] || [ "$hs_count" -eq 0 ]; then
+    die "openssl s_time ${s_time_options[$cell]} completed no handshake against 127.0.0.1:$port: $client_out"
+  fi
 }
 
 # ------------------------------------------------------------------ reports --
