@@ -48,9 +48,10 @@ for arg in "$@"; do
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --tidy) packages+=(clang-tidy) ;;
     # The benchmark peers: nginx with brotli (compression) and nchan (pub/sub
-    # over SSE/WebSocket), h2o; liburing for the io_uring experiment.
+    # over SSE/WebSocket), h2o; liburing for the io_uring experiment;
+    # nlohmann/json for bench/compile's cpp-httplib service (it has no JSON).
     --bench) packages+=(nginx libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static
-                        libnginx-mod-nchan h2o liburing-dev) ;;
+                        libnginx-mod-nchan h2o liburing-dev nlohmann-json3-dev) ;;
     *) echo "install-deps: unknown option $arg (--build-only, --fuzz, --tidy, --bench)" >&2; exit 2 ;;
   esac
 done
