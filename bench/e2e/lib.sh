@@ -3,7 +3,7 @@
 # Expects: $root (the repository), $here (bench/e2e) and $tmp (a private temp
 # dir that the caller removes) to be set, and `set -euo pipefail`.
 # shellcheck disable=SC2154  # root, here, tmp and stet_bin come from the caller
-# shellcheck disable=SC2034  # static, stet_bin, stet_static_flag are read by the caller
+# shellcheck disable=SC2034  # static, stet_bin, stet_static_flag, ws_*, hs_*, tls_* are read by the caller
 
 log() { printf 'e2e: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -146,7 +146,9 @@ make_static_dir() {
 # --static is probed: a stet-server that refuses it (exit 2) is started again
 # without it, and its static endpoints then answer 404 (n/a). Sets
 # stet_static_flag to what was used.
-# STET_REVALIDATE_MS, when set, is passed as --static-revalidate-ms.
+# STET_REVALIDATE_MS, when set, is passed as --static-revalidate-ms; the
+# words of the array stet_flags (empty unless the caller sets it: TLS) follow.
+stet_flags=()
 start_stet() {
   local name="$1" port="$2" log_file="$tmp/stet.log" wait_s="${4:-10}" revalidate=()
   local -n prefix="$3"
@@ -154,14 +156,15 @@ start_stet() {
   # STET_STATIC_WATCH=0: no inotify, a stat per hit (the fallback mode).
   if [ "${STET_STATIC_WATCH:-1}" = 0 ]; then revalidate+=(--no-static-watch); fi
   "${prefix[@]}" "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log \
-    --static "$static" "${revalidate[@]}" 2>>"$log_file" &
+    --static "$static" "${revalidate[@]}" "${stet_flags[@]}" 2>>"$log_file" &
   server_pid[$name]=$!
   stet_static_flag=" --static DIR${revalidate[*]:+ ${revalidate[*]}}"
   if ! wait_listening "$!" "$port" "$wait_s"; then
     stet_static_flag=""
     stop_server "$name"
     log "stet-server refused --static; running it without static files"
-    "${prefix[@]}" "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log 2>>"$log_file" &
+    "${prefix[@]}" "$stet_bin" --host 127.0.0.1 --port "$port" --threads 1 --no-access-log "${stet_flags[@]}" \
+      2>>"$log_file" &
     server_pid[$name]=$!
     wait_listening "$!" "$port" "$wait_s" || die "stet-server did not start (see $log_file)"
   fi
@@ -217,23 +220,136 @@ CONF
 
 # Makes the server of DIR/nginx.conf (write_nginx_conf) listen on PORT with
 # TLS: certificate CERT and key KEY, a shared session cache and tickets,
-# TLS 1.2-1.3 (what the HTTPS benchmarks compare stet with).
+# TLS 1.2-1.3 (what the HTTPS benchmarks compare stet with). With TLS_PORT,
+# PORT stays plain HTTP and TLS_PORT is added (one nginx serves both).
 nginx_tls_listen() {
-  local dir="$1" port="$2" cert="$3" key="$4"
-  sed -i "s|listen 127.0.0.1:$port;|listen 127.0.0.1:$port ssl;\n    ssl_certificate $cert;\n    ssl_certificate_key $key;\n    ssl_session_cache shared:SSL:10m;\n    ssl_session_tickets on;\n    ssl_protocols TLSv1.2 TLSv1.3;|" "$dir/nginx.conf"
+  local dir="$1" port="$2" cert="$3" key="$4" tls_port="${5:-}" listen
+  listen="listen 127.0.0.1:$port ssl;"
+  if [ -n "$tls_port" ]; then listen="listen 127.0.0.1:$port;\n    listen 127.0.0.1:$tls_port ssl;"; fi
+  sed -i "s|listen 127.0.0.1:$port;|$listen\n    ssl_certificate $cert;\n    ssl_certificate_key $key;\n    ssl_session_cache shared:SSL:10m;\n    ssl_session_tickets on;\n    ssl_protocols TLSv1.2 TLSv1.3;|" "$dir/nginx.conf"
 }
 
 # Writes h2o's config (bench/e2e/peers/h2o.conf.in) to DIR/h2o.conf: one
-# thread on 127.0.0.1:PORT, the static directory of make_static_dir.
+# thread on 127.0.0.1:PORT, the static directory of make_static_dir. With
+# TLS_PORT CERT KEY, the host also listens with TLS on TLS_PORT (h2o's
+# defaults: session cache and tickets; no OCSP stapling, whose fetcher is a
+# child process that would count as the server's CPU).
 write_h2o_conf() {
-  local dir="$1" port="$2"
+  local dir="$1" port="$2" tls_port="${3:-}" cert="${4:-}" key="${5:-}"
   mkdir -p "$dir"
   sed -e "s|@USER@|$(id -un)|; s|@DIR@|$dir|g; s|@PORT@|$port|; s|@STATIC@|$static|" \
     "$here/peers/h2o.conf.in" > "$dir/h2o.conf"
+  [ -n "$tls_port" ] || return 0
+  sed -i "/^  default:\$/a\\    listen:\n      host: 127.0.0.1\n      port: $tls_port\n      ssl:\n        certificate-file: $cert\n        key-file: $key\n        ocsp-update-interval: 0" \
+    "$dir/h2o.conf"
 }
 
 # nginx's command line for a config written by write_nginx_conf DIR.
 nginx_command() { echo nginx -p "$1/" -e "$1/error.log" -c "$1/nginx.conf"; }
+
+# ---------------------------------------------------------- measured clients --
+# Runs a client (the command "$@") pinned to core 1 while reading the CPU of
+# server PID around it. Sets client_out (its output, stderr included),
+# client_status (its exit status), client_ticks (the server's utime+stime
+# meanwhile, in clock ticks) and client_seconds (wall clock).
+measure_client() {
+  local pid="$1" before after start end
+  shift
+  before="$(cpu_ticks "$pid")"
+  start="$(date +%s%N)"
+  client_status=0
+  client_out="$(taskset -c 1 "$@" 2>&1)" || client_status=$?
+  end="$(date +%s%N)"
+  after="$(cpu_ticks "$pid")"
+  client_ticks=$((after - before))
+  client_seconds="$(awk -v ns=$((end - start)) 'BEGIN { printf "%.3f", ns / 1e9 }')"
+}
+
+# ---------------------------------------------------------------- WebSocket --
+# The WebSocket cells (websocket.sh, run.sh): ws_load's mode, the message size
+# and frame type (a JavaScript peer turns a text message into a string and
+# back, a binary one only into a buffer). publish32 is one room's fan-out,
+# counted per delivered message; the others are echoes.
+declare -A ws_cell_mode=([echo32]=echo [echo16k]=echo [echo16kbin]=echo [publish32]=publish)
+declare -A ws_cell_size=([echo32]=32 [echo16k]=16384 [echo16kbin]=16384 [publish32]=32)
+declare -A ws_cell_frame=([echo16kbin]=binary)
+declare -A ws_cell_label=([echo32]="echo 32 B" [echo16k]="echo 16 KiB" [echo16kbin]="echo 16 KiB binary"
+                          [publish32]="publish 32 B, per delivered message")
+
+# ws_serves SERVER CELL: stet and bun echo and publish; Beast's peer
+# (peers/beast_ws_server.cpp) echoes and has no rooms; the others serve no WebSocket.
+ws_serves() {
+  case "$1" in
+    stet | stet_b | bun) return 0 ;;
+    beast) [ "${ws_cell_mode[$2]}" = echo ] ;;
+    *) return 1 ;;
+  esac
+}
+
+# ws_path SERVER CELL: the path the cell opens (Beast's peer echoes on any).
+ws_path() {
+  if [ "${ws_cell_mode[$2]}" = publish ]; then echo /ws/chat/bench
+  elif [ "$1" = beast ]; then echo /
+  else echo /ws/echo; fi
+}
+
+# Builds the named programs of bench/e2e/peers (ws_load, beast_ws_server:
+# header-only Beast and Asio, one compiler call each, through ccache when
+# there is one) into $root/build-e2e-ws unless up to date. Sets ws_tools.
+build_ws_tools() {
+  local p cxx=(c++)
+  ws_tools="$root/build-e2e-ws"
+  mkdir -p "$ws_tools"
+  if command -v ccache >/dev/null; then cxx=(ccache c++); fi
+  for p in "$@"; do
+    if [ ! -x "$ws_tools/$p" ] || [ "$here/peers/$p.cpp" -nt "$ws_tools/$p" ]; then
+      log "building $p"
+      "${cxx[@]}" -std=c++20 -O2 -DNDEBUG -o "$ws_tools/$p" "$here/peers/$p.cpp" -pthread
+    fi
+  done
+}
+
+# ws_measure PID PORT PATH CELL CONNECTIONS PIPELINE SECONDS: one interval of
+# ws_load against the server PID (measure_client); sets ws_messages (received
+# over all connections) and ws_seconds (ws_load's own clock).
+ws_measure() {
+  local pid="$1" port="$2" path="$3" cell="$4" conns="$5" pipeline="$6" seconds="$7" line
+  # shellcheck disable=SC2086  # the frame type is one word or none
+  measure_client "$pid" "$ws_tools/ws_load" "${ws_cell_mode[$cell]}" "$port" "$path" "$conns" \
+    "${ws_cell_size[$cell]}" "$pipeline" "$seconds" ${ws_cell_frame[$cell]:-}
+  line="$(grep '^messages [0-9]* seconds ' <<<"$client_out" | tail -n1 || true)"
+  if [ "$client_status" != 0 ] || [ -z "$line" ]; then die "ws_load failed against 127.0.0.1:$port$path: $client_out"; fi
+  read -r _ ws_messages _ ws_seconds <<<"$line"
+}
+
+# ---------------------------------------------------------------------- TLS --
+# A self-signed EC P-256 certificate for localhost, made for the run in DIR
+# (scripts/self-signed-cert.sh): sets tls_cert and tls_key.
+make_tls_cert() {
+  "$root/scripts/self-signed-cert.sh" "$1" localhost >/dev/null
+  tls_cert="$1/cert.pem"
+  tls_key="$1/key.pem"
+}
+
+# The handshake cells, as openssl s_time options: a full handshake per
+# connection (TLS 1.3, TLS 1.2), or TLS 1.2 session-ID resumption (s_time does
+# not resume TLS 1.3; the integration tests check that 1.3 tickets resume).
+declare -A s_time_options=([tls13_full]="-new -tls1_3" [tls12_full]="-new -tls1_2" [tls12_resumed]="-reuse -tls1_2")
+
+# s_time_measure PID PORT CELL SECONDS: openssl s_time against 127.0.0.1:PORT
+# around the CPU of server PID (measure_client). Sets hs_count (connections
+# completed) and hs_fresh (those not resumed: s_time prints "r" for a resumed
+# connection, another mark for a full handshake).
+s_time_measure() {
+  local pid="$1" port="$2" cell="$3" seconds="$4"
+  # shellcheck disable=SC2086  # the options are words
+  measure_client "$pid" openssl s_time -connect "127.0.0.1:$port" ${s_time_options[$cell]} -time "$seconds"
+  hs_count="$(awk '/connections in [0-9.]+ real seconds/ { print $1; exit }' <<<"$client_out")"
+  hs_fresh="$(awk '/^[rt3*]+$/ { n += gsub(/[t3*]/, "") } END { print n + 0 }' <<<"$client_out")"
+  if [ -z "$hs_count" ] || [ "$hs_count" -eq 0 ]; then
+    die "openssl s_time ${s_time_options[$cell]} completed no handshake against 127.0.0.1:$port: $client_out"
+  fi
+}
 
 # ------------------------------------------------------------------ reports --
 # What a published figure names (docs/benchmarks.md, "Provenance"): the binary

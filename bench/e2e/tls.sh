@@ -35,9 +35,9 @@ if [ -z "$stet_bin" ]; then
   cmake --build "$root/build-release" --target stet-server -j"$(nproc)" >/dev/null
   stet_bin="$root/build-release/examples/stet-server"
 fi
-"$root/scripts/self-signed-cert.sh" "$tmp/tls" localhost >/dev/null
-cert="$tmp/tls/cert.pem"
-key="$tmp/tls/key.pem"
+make_tls_cert "$tmp/tls"
+cert="$tls_cert"
+key="$tls_key"
 ticks_per_s="$(getconf CLK_TCK)"
 
 start() {
@@ -60,23 +60,20 @@ start() {
   wait_listening "${server_pid[$name]}" "$port" || die "$name did not start"
 }
 
-# Runs "$@" (a client) pinned to core 1; prints "OPS CPU_US_PER_OP" for server NAME.
-# The client's own count comes from its output: wrk's "Requests/sec", s_time's
-# "N connections in T real seconds".
+# measure NAME wrk|CELL: wrk over https (GET /plaintext), or the handshake
+# cell CELL of lib.sh (s_time_measure), pinned to core 1 around server NAME's
+# CPU; prints "OPS_PER_S CPU_US_PER_OP". wrk's count is its "Requests/sec".
 measure() {
-  local name="$1" kind="$2"
-  shift 2
-  local before after out ops
-  before="$(cpu_ticks "${server_pid[$name]}")"
-  out="$(taskset -c 1 "$@" 2>&1 || true)"
-  after="$(cpu_ticks "${server_pid[$name]}")"
+  local name="$1" kind="$2" port="$3" ops
   if [ "$kind" = wrk ]; then
-    ops="$(awk '/^Requests\/sec/ {print $2 * '"$DURATION"'}' <<<"$out")"
+    measure_client "${server_pid[$name]}" wrk -t1 -c50 -d"${DURATION}s" "https://127.0.0.1:$port/plaintext"
+    ops="$(awk '/^Requests\/sec/ {print $2 * '"$DURATION"'}' <<<"$client_out")"
   else
-    ops="$(awk '/connections in [0-9.]+ real seconds/ {print $1; exit}' <<<"$out")"
+    s_time_measure "${server_pid[$name]}" "$port" "$kind" "$DURATION"
+    ops="$hs_count"
   fi
-  [ -n "$ops" ] && [ "${ops%.*}" -gt 0 ] || { log "$name $kind: no result: $out"; echo "n/a n/a"; return; }
-  awk -v ops="$ops" -v t=$((after - before)) -v hz="$ticks_per_s" -v d="$DURATION" \
+  [ -n "$ops" ] && [ "${ops%.*}" -gt 0 ] || { log "$name $kind: no result: $client_out"; echo "n/a n/a"; return; }
+  awk -v ops="$ops" -v t="$client_ticks" -v hz="$ticks_per_s" -v d="$DURATION" \
     'BEGIN { printf "%.0f %.1f\n", ops / d, t / hz * 1e6 / ops }'
 }
 
@@ -90,11 +87,10 @@ port=$BASE_PORT
 for name in $SERVERS; do
   port=$((port + 1))
   start "$name" "$port"
-  url="https://127.0.0.1:$port/plaintext"
-  read -r ka ka_cpu < <(measure "$name" wrk wrk -t1 -c50 -d"${DURATION}s" "$url")
-  read -r f13 f13_cpu < <(measure "$name" s_time openssl s_time -connect "127.0.0.1:$port" -new -tls1_3 -time "$DURATION")
-  read -r f12 f12_cpu < <(measure "$name" s_time openssl s_time -connect "127.0.0.1:$port" -new -tls1_2 -time "$DURATION")
-  read -r r12 r12_cpu < <(measure "$name" s_time openssl s_time -connect "127.0.0.1:$port" -reuse -tls1_2 -time "$DURATION")
+  read -r ka ka_cpu < <(measure "$name" wrk "$port")
+  read -r f13 f13_cpu < <(measure "$name" tls13_full "$port")
+  read -r f12 f12_cpu < <(measure "$name" tls12_full "$port")
+  read -r r12 r12_cpu < <(measure "$name" tls12_resumed "$port")
   ratio="$(awk -v r="$r12_cpu" -v f="$f12_cpu" 'BEGIN { if (f + 0 > 0 && r + 0 > 0) printf "%.2f", r / f; else print "n/a" }')"
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$ka" "$ka_cpu" "$f13" "$f13_cpu" \
     "$f12" "$f12_cpu" "$r12" "$r12_cpu" "$ratio"

@@ -42,39 +42,18 @@ CONNECTIONS="${CONNECTIONS:-100}"
 SUBSCRIBERS="${SUBSCRIBERS:-1000}"
 STET_SERVER="${STET_SERVER:-$root/build/examples/stet-server}"
 stet_bin="$STET_SERVER"
-out="$root/build-e2e-ws"
-mkdir -p "$out"
-tmp="$(mktemp -d /tmp/stet-e2e-ws.XXXXXX)"
 # shellcheck source=lib.sh source-path=SCRIPTDIR
-. "$here/lib.sh"  # cpu_ticks, server_pid/stop_all_servers and the provenance lines
-
-cleanup() {
-  stop_all_servers
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$here/lib.sh"  # the WebSocket cells and client, cpu_ticks, server_pid/stop_all_servers, the provenance lines
+make_temp_dir
 trap 'exit 130' INT TERM
 
-# The C++ peers: header-only Beast and Asio, so one compiler call each.
-for p in beast_ws_server ws_load; do
-  if [ ! -x "$out/$p" ] || [ "$here/peers/$p.cpp" -nt "$out/$p" ]; then
-    c++ -std=c++20 -O2 -DNDEBUG -o "$out/$p" "$here/peers/$p.cpp" -pthread
-  fi
-done
+build_ws_tools beast_ws_server ws_load
 
 ticks_per_second="$(getconf CLK_TCK)"
 declare -A port=() label=([stet]=stet [stet_b]="stet B" [bun]="uWebSockets (bun)" [beast]=Beast)
-declare -A echo_path=([stet]=/ws/echo [stet_b]=/ws/echo [bun]=/ws/echo [beast]=/)
-declare -A cell_name=([echo32]="echo 32 B" [echo16k]="echo 16 KiB" [echo16kbin]="echo 16 KiB binary"
-                      [publish32]="publish 32 B, per delivered message")
-declare -A cell_conns=() cell_mode=() cell_size=() cell_frame=([echo16kbin]=binary)
-for c in echo32 echo16k echo16kbin; do cell_conns[$c]="$CONNECTIONS"; cell_mode[$c]="echo"; done
-cell_size[echo32]=32
-cell_size[echo16k]=16384
-cell_size[echo16kbin]=16384
+declare -A cell_conns=()
+for c in echo32 echo16k echo16kbin; do cell_conns[$c]="$CONNECTIONS"; done
 cell_conns[publish32]="$SUBSCRIBERS"
-cell_mode[publish32]="publish"
-cell_size[publish32]=32
 declare -A rate=() cpu=()  # "CELL SERVER" -> the rounds' figures, space-separated
 
 i=0
@@ -87,31 +66,19 @@ for s in $SERVERS; do
       [ -x "${STET_SERVER_B:-}" ] || die "SERVERS names stet_b: set STET_SERVER_B to an executable stet-server"
       taskset -c 0 "$STET_SERVER_B" --host 127.0.0.1 --port "${port[$s]}" --threads 1 --no-access-log 2>>"$tmp/stet_b.log" & ;;
     bun) taskset -c 0 bun "$here/peers/bun_server.js" "${port[$s]}" 2>>"$tmp/bun.log" & ;;
-    beast) taskset -c 0 "$out/beast_ws_server" "${port[$s]}" 2>>"$tmp/beast.log" & ;;
+    beast) taskset -c 0 "$ws_tools/beast_ws_server" "${port[$s]}" 2>>"$tmp/beast.log" & ;;
     *) die "unknown server '$s' (stet, stet_b, bun, beast)" ;;
   esac
   server_pid[$s]=$!
   wait_listening "$!" "${port[$s]}" || die "$s did not start"
 done
 
-serves() {  # serves SERVER CELL: Beast echoes but has no rooms
-  [ "$1" != beast ] || [ "${cell_mode[$2]}" = echo ]
-}
-
-# measure CELL SERVER: one interval, appended to rate/cpu.
+# measure CELL SERVER: one interval (lib.sh ws_measure), appended to rate/cpu.
 measure() {
-  local c="$1" s="$2" path before after result messages took
-  path="${echo_path[$s]}"
-  if [ "${cell_mode[$c]}" = publish ]; then path=/ws/chat/bench; fi
-  before="$(cpu_ticks "${server_pid[$s]}")"
-  # shellcheck disable=SC2086  # cell_frame is one word or none
-  result="$(taskset -c 1 "$out/ws_load" "${cell_mode[$c]}" "${port[$s]}" "$path" "${cell_conns[$c]}" \
-            "${cell_size[$c]}" "$PIPELINE" "$SECONDS_PER_CELL" ${cell_frame[$c]:-})"
-  after="$(cpu_ticks "${server_pid[$s]}")"
-  messages="$(awk '{print $2}' <<<"$result")"
-  took="$(awk '{print $4}' <<<"$result")"
-  rate["$c $s"]+="$(awk -v m="$messages" -v s="$took" 'BEGIN { printf "%.0f ", m / s }')"
-  cpu["$c $s"]+="$(awk -v m="$messages" -v t="$((after - before))" -v hz="$ticks_per_second" \
+  local c="$1" s="$2"
+  ws_measure "${server_pid[$s]}" "${port[$s]}" "$(ws_path "$s" "$c")" "$c" "${cell_conns[$c]}" "$PIPELINE" "$SECONDS_PER_CELL"
+  rate["$c $s"]+="$(awk -v m="$ws_messages" -v s="$ws_seconds" 'BEGIN { printf "%.0f ", m / s }')"
+  cpu["$c $s"]+="$(awk -v m="$ws_messages" -v t="$client_ticks" -v hz="$ticks_per_second" \
                    'BEGIN { printf "%.3f ", (m > 0 ? t / hz * 1e6 / m : 0) }')"
 }
 
@@ -119,7 +86,7 @@ for r in $(seq "$ROUNDS"); do
   log "round $r of $ROUNDS"
   for c in $CELLS; do
     for s in $SERVERS; do
-      if serves "$s" "$c"; then measure "$c" "$s"; fi
+      if ws_serves "$s" "$c"; then measure "$c" "$s"; fi
     done
   done
 done
@@ -144,8 +111,8 @@ echo "| cell | server | messages/s | server CPU µs/message | range |"
 echo "|---|---|---:|---:|---|"
 for c in $CELLS; do
   for s in $SERVERS; do
-    serves "$s" "$c" || continue
-    printf '| %s ×%s | %s | %.0f | %.2f | %s |\n' "${cell_name[$c]}" "${cell_conns[$c]}" "${label[$s]}" \
+    ws_serves "$s" "$c" || continue
+    printf '| %s ×%s | %s | %.0f | %.2f | %s |\n' "${ws_cell_label[$c]}" "${cell_conns[$c]}" "${label[$s]}" \
       "$(median "${rate["$c $s"]}")" "$(median "${cpu["$c $s"]}")" "$(range "${cpu["$c $s"]}")"
   done
 done
@@ -159,9 +126,9 @@ if [ ${#peers[@]} -gt 0 ] && [[ " $SERVERS " == *" stet "* ]]; then
   echo "$head"
   echo "$rule"
   for c in $CELLS; do
-    line="| ${cell_name[$c]} |"
+    line="| ${ws_cell_label[$c]} |"
     for p in "${peers[@]}"; do
-      if serves "$p" "$c"; then
+      if ws_serves "$p" "$c"; then
         line+=" $(awk -v a="$(median "${cpu["$c stet"]}")" -v b="$(median "${cpu["$c $p"]}")" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }') |"
       else
         line+=" n/a |"

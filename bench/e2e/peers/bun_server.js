@@ -1,4 +1,4 @@
-// bench/e2e/peers/bun_server.js PORT: the uWebSockets peer. Bun.serve is
+// bench/e2e/peers/bun_server.js PORT [TLS_PORT CERT KEY]: the uWebSockets peer. Bun.serve is
 // uWebSockets' HTTP and WebSocket server under bun's JavaScript API (one
 // thread, epoll). Per-request handlers, as stet's are: the body is built on
 // every request.
@@ -8,10 +8,12 @@
 //                                (stet's /ws/chat/{room}); server.publish, so the
 //                                sender gets its own copy as in stet
 // permessage-deflate off, as on stet's routes under test.
-const port = Number(process.argv[2]);
-const server = Bun.serve({
+// With TLS_PORT, the same routes are also served over TLS on TLS_PORT by a
+// second Bun.serve in this process (one thread either way), with the
+// certificate and key files given: how stet serves both from one process.
+const [port, tlsPort] = [Number(process.argv[2]), Number(process.argv[3] ?? 0)];
+const options = {
   hostname: "127.0.0.1",
-  port,
   routes: {
     "/plaintext": () => new Response("Hello, World!", { headers: { "Content-Type": "text/plain" } }),
     "/json": () => Response.json({ message: "Hello, World!" }),
@@ -36,4 +38,8 @@ const server = Bun.serve({
       else server.publish(ws.data.room, message);
     },
   },
-});
+};
+const server = Bun.serve({ ...options, port });
+if (tlsPort) {
+  Bun.serve({ ...options, port: tlsPort, tls: { cert: Bun.file(process.argv[4]), key: Bun.file(process.argv[5]) } });
+}
