@@ -114,7 +114,7 @@ class connection final : public std::enable_shared_from_this<connection>,
   void on_written();
   void pump();
   void wait_parked();
-  void unpark(std::uint64_t generation);
+  void unpark(std::uint32_t generation);
   static void parked_peer_stirred(void* self, const boost::system::error_code& ec, std::size_t);
   void after_write();
   void hand_over();
@@ -124,8 +124,11 @@ class connection final : public std::enable_shared_from_this<connection>,
   worker& owner_;
   std::unique_ptr<transport> stream_;
   endpoint peer_;
-  exchange_observer observer_;
+  // In the padding after peer_ (20 bytes): an idle connection's size is a
+  // stated budget (IdleBudget; docs/architecture.md).
   phase phase_ = phase::reading;
+  bool address_counted_ = false;
+  exchange_observer observer_;
   deadline_hook deadline_;
 
   std::unique_ptr<exchange> x_;  // null while idle
@@ -138,8 +141,6 @@ class connection final : public std::enable_shared_from_this<connection>,
   // A streaming route's body in progress: its sink, and the after-hooks its
   // answer gets (stet::read_body()).
   std::shared_ptr<pending_response> upload_;
-  steady::time_point rate_window_start_{};  // minimum body rate: the window being measured
-  std::uint64_t rate_window_bytes_ = 0;
   // An accepted WebSocket upgrade: once the 101 (queued behind any earlier
   // pipelined answers) is written, the transport goes to a session.
   std::shared_ptr<websocket_upgrade> upgrade_;
@@ -151,14 +152,13 @@ class connection final : public std::enable_shared_from_this<connection>,
   bool writing_piece_ = false;  // the write in progress is a streamed piece, not a batch of answers
   bool close_after_write_ = false;
   bool draining_ = false;
-  bool body_paused_ = false;     // upload_'s sink paused: nothing read until it resumes
-  bool settle_body_ = false;     // parse once more after a piece, even with nothing buffered
-  bool answered_early_ = false;  // the message's answer went out before its body: its end dispatches nothing
-  bool head_assembled_ = false;  // the open message's request was assembled (and matched) at its head's end
-  bool watching_peer_ = false;   // while awaiting: told if the client leaves
-  bool address_counted_ = false;
-  bool parked_ = false;                             // the stream's producer waits for a wake (park())
-  std::uint64_t park_generation_ = 0;               // a wake or timer of an earlier park does nothing
+  bool body_paused_ = false;           // upload_'s sink paused: nothing read until it resumes
+  bool settle_body_ = false;           // parse once more after a piece, even with nothing buffered
+  bool answered_early_ = false;        // the message's answer went out before its body: its end dispatches nothing
+  bool head_assembled_ = false;        // the open message's request was assembled (and matched) at its head's end
+  bool watching_peer_ = false;         // while awaiting: told if the client leaves
+  bool parked_ = false;                // the stream's producer waits for a wake (park())
+  std::uint32_t park_generation_ = 0;  // a wake or timer of an earlier park does nothing
   std::unique_ptr<asio::steady_timer> park_timer_;  // made on the first park with a limit
 };
 

@@ -47,8 +47,8 @@ bool connection::on_head_complete() {
     fail(error::body_too_large);
     return false;
   }
-  rate_window_start_ = steady::now();
-  rate_window_bytes_ = 0;
+  x.rate_window_start = steady::now();
+  x.rate_window_bytes = 0;
   if (plan.stream) return start_stream(awaits_100);
   if (!awaits_100) return true;
   if (!plan.routed) {
@@ -198,8 +198,8 @@ void connection::on_body_resumed() {
   body_paused_ = false;
   settle_body_ = true;
   // The time the sink held the body is not the client's: its rate is measured afresh.
-  rate_window_start_ = steady::now();
-  rate_window_bytes_ = 0;
+  x_->rate_window_start = steady::now();
+  x_->rate_window_bytes = 0;
   phase_ = phase::reading;
   process();
 }
@@ -209,13 +209,13 @@ void connection::on_body_resumed() {
 bool connection::body_too_slow(std::size_t received, steady::time_point now) noexcept {
   const server_options& options = owner_.options();
   if (options.min_body_rate == 0 || !x_->parser.head_done()) return false;
-  rate_window_bytes_ += received;
-  const steady::duration elapsed = now - rate_window_start_;
+  x_->rate_window_bytes += received;
+  const steady::duration elapsed = now - x_->rate_window_start;
   if (elapsed < options.body_rate_window) return false;
   const double seconds = std::chrono::duration<double>(elapsed).count();
-  const bool slow = static_cast<double>(rate_window_bytes_) < static_cast<double>(options.min_body_rate) * seconds;
-  rate_window_start_ = now;
-  rate_window_bytes_ = 0;
+  const bool slow = static_cast<double>(x_->rate_window_bytes) < static_cast<double>(options.min_body_rate) * seconds;
+  x_->rate_window_start = now;
+  x_->rate_window_bytes = 0;
   return slow;
 }
 

@@ -14,7 +14,7 @@ namespace stet::detail {
 std::function<void()> connection::park(std::chrono::milliseconds at_most) {
   if (phase_ != phase::writing) return {};
   parked_ = true;
-  const std::uint64_t generation = ++park_generation_;
+  const std::uint32_t generation = ++park_generation_;
   const std::weak_ptr<connection> weak = weak_from_this();
   if (at_most.count() > 0) {
     if (!park_timer_) park_timer_ = std::make_unique<asio::steady_timer>(owner_.io());
@@ -53,7 +53,7 @@ void connection::parked_peer_stirred(void* self, const boost::system::error_code
   if (ec) c.close();
 }
 
-void connection::unpark(std::uint64_t generation) {
+void connection::unpark(std::uint32_t generation) {
   if (!parked_ || generation != park_generation_ || phase_ != phase::writing) return;
   parked_ = false;
   if (park_timer_) park_timer_->cancel();

@@ -14,7 +14,9 @@
 #include "net/http1/output_queue.hpp"
 #include "route/match.hpp"
 
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <memory_resource>
 #include <string>
@@ -50,6 +52,11 @@ struct exchange {
   std::vector<header_field> fields;
   stet::request request;
   route_match route;  // matched from the head, dispatched at the body's end
+
+  // The minimum body rate's window being measured (a body's, so here and not
+  // on the connection, which an idle keep-alive client holds).
+  std::chrono::steady_clock::time_point rate_window_start{};
+  std::uint64_t rate_window_bytes = 0;
 
   output_queue output;
   response stream;    // the streamed response in progress (its head already queued), if any
