@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -159,27 +160,39 @@ struct server_state {
 // exit would race the report of a crash.
 server_state* the_server = nullptr;
 
+// Each connection the server closes first waits a minute in TIME_WAIT; at a
+// thousand connections a second one source address runs out of ports, and
+// other programs on the machine (benchmarks) take ports of 127.0.0.1 too. The
+// client's address goes round 127.0.0.1-254, its port is chosen at connect()
+// against the whole address pair (IP_BIND_ADDRESS_NO_PORT), and an address
+// that has no port left (EADDRNOTAVAIL) gives way to the next: a machine out
+// of ports is not a server fault. Any other failure is one, with its errno.
 int connect_client(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  require(fd >= 0, "socket()");
-  const int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  // Each connection the server closes first waits a minute in TIME_WAIT; at a
-  // thousand connections a second one source address runs out of ports
-  // (connect() fails). The client's address goes round 127.0.0.1-254.
   static std::uint32_t next_source = 0;
-  sockaddr_in from{};
-  from.sin_family = AF_INET;
-  from.sin_addr.s_addr = htonl(INADDR_LOOPBACK + next_source++ % 254);
-  require(::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) == 0, "bind() to a loopback address");
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  // The listening socket's backlog completes the handshake; the worker accepts later.
-  require(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0, "the server accepts connections");
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  return fd;
+  for (int tries = 0;; ++tries) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    require(fd >= 0, "socket()");
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    from.sin_addr.s_addr = htonl(INADDR_LOOPBACK + next_source++ % 254);
+    require(::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) == 0, "bind() to a loopback address",
+            std::strerror(errno));
+    // The listening socket's backlog completes the handshake; the worker accepts later.
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) {
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+      return fd;
+    }
+    const int error = errno;
+    ::close(fd);
+    require(error == EADDRNOTAVAIL && tries < 254, "the server accepts connections", std::strerror(error));
+  }
 }
 
 struct exchange_result {
