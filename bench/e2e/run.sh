@@ -270,7 +270,7 @@ declare -A ep_label=(
   [ws_echo32]="WebSocket echo 32 B" [ws_echo16k]="WebSocket echo 16 KiB" [ws_echo16kbin]="WebSocket echo 16 KiB binary"
   [ws_publish]="WebSocket publish 32 B to $WS_SUBSCRIBERS (per delivered message)"
   [tls_keepalive]="/plaintext over TLS (keep-alive)" [tls13_full]="TLS 1.3 full handshake"
-  [tls12_full]="TLS 1.2 full handshake" [tls12_resumed]="TLS 1.2 resumed handshake (session ID)"
+  [tls12_full]="TLS 1.2 full handshake" [tls12_resumed]="TLS 1.2 resumed handshake (s_time -reuse: a ticket)"
 )
 declare -A ep_path=(
   [plaintext]=/plaintext [json]=/json [pipelined]=/plaintext [close]=/plaintext
@@ -658,7 +658,7 @@ plot_panel() {
     for id in "$@"; do
       label="${ep_label[$id]// (signed cookie)/}"
       label="${label#WebSocket }"
-      label="${label% (session ID)}"
+      label="${label% (s_time -reuse: a ticket)}"
       label="${label% (a connection per request)}"
       printf '%s' "${label% (per delivered message)}"
       for name in "${shown[@]}"; do printf '\t%s' "${cpu_raw[$id,$name]:--}"; done
