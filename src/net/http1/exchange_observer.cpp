@@ -7,6 +7,7 @@
 #include "response/response_access.hpp"
 #include "route/params_access.hpp"
 
+#include <array>
 #include <cstdio>
 
 namespace stet::detail {
@@ -44,12 +45,11 @@ void exchange_observer::log(worker& w, const request* req, const response& answe
   const bool sends_body =
       req == nullptr || (req->method() != stet::method::head && !status_forbids_body(answer.status()));
   access_record r;
-  if (req != nullptr && request_access::trusts_proxies(*req)) {
-    r.remote = req->client_address_text();
-  } else {
-    if (peer_text_.empty()) peer_text_ = peer.address_string();
-    r.remote = peer_text_;
-  }
+  // Formatted per line into the stack, not kept: the access log alone needs
+  // the text, and an idle connection's size is a stated budget (IdleBudget).
+  std::array<char, endpoint::max_text> peer_text{};
+  r.remote = req != nullptr && request_access::trusts_proxies(*req) ? req->client_address_text()
+                                                                    : peer.address_text(peer_text);
   r.method = req != nullptr ? req->method_name() : "-";
   r.target = req != nullptr ? req->target() : "-";
   r.version = req != nullptr ? req->version() : 11;

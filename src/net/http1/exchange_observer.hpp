@@ -18,7 +18,6 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
-#include <string>
 
 namespace stet::detail {
 
@@ -63,7 +62,6 @@ class exchange_observer {
   void log(worker& w, const request* req, const response& r, const endpoint& peer, const tls_info* tls);
   static void count_route(worker& w, const request& req, stet::status s, std::optional<clock::duration> handler_time);
 
-  std::string peer_text_;                   // formatted on first use (only the access log needs it)
   clock::time_point read_time_{};           // completion of the latest read
   clock::time_point message_start_time_{};  // the read that brought the message's first byte
   clock::time_point handler_start_{};
