@@ -94,6 +94,7 @@ class connection final : public std::enable_shared_from_this<connection>,
   void on_body_resumed();
   bool discard_rest_of_body() noexcept;
   bool body_too_slow(std::size_t received, steady::time_point now) noexcept;
+  void restart_rate_window(exchange& x) const noexcept;
   void on_message_complete();
   /// Queues an answer (or an accepted upgrade's 101) to `req`, then lets the request go.
   void answer(dispatch_outcome&& o, request& req);

@@ -47,8 +47,7 @@ bool connection::on_head_complete() {
     fail(error::body_too_large);
     return false;
   }
-  x.rate_window_start = steady::now();
-  x.rate_window_bytes = 0;
+  restart_rate_window(x);
   if (plan.stream) return start_stream(awaits_100);
   if (!awaits_100) return true;
   if (!plan.routed) {
@@ -198,10 +197,16 @@ void connection::on_body_resumed() {
   body_paused_ = false;
   settle_body_ = true;
   // The time the sink held the body is not the client's: its rate is measured afresh.
-  x_->rate_window_start = steady::now();
-  x_->rate_window_bytes = 0;
+  restart_rate_window(*x_);
   phase_ = phase::reading;
   process();
+}
+
+// No clock read per request when no minimum body rate is set.
+void connection::restart_rate_window(exchange& x) const noexcept {
+  if (owner_.options().min_body_rate == 0) return;
+  x.rate_window_start = steady::now();
+  x.rate_window_bytes = 0;
 }
 
 // Slow-drip protection: each body_rate_window must bring min_body_rate bytes
