@@ -24,9 +24,41 @@
 #   FUZZ_SECONDS=3600 scripts/fuzz_long.sh server # an hour of what server lacks
 #   FUZZ_RUNS=1000000 scripts/fuzz_long.sh server cors
 #   FUZZ_CORPUS_DIR=/work/fuzz-long/corpus FUZZ_OUT_DIR=/work/fuzz-long scripts/fuzz_long.sh
+#   scripts/fuzz_long.sh --self-test              # the ledger's rules, on safe_path (CI)
 # Reproduce a finding: build-fuzz/fuzz/<target>_fuzz FUZZ_OUT_DIR/<target>/crash-...
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+
+# --self-test: three short parts of safe_path in a scratch directory; the
+# ledger must count what ran, skip a target that has its total, and a part
+# bounded by FUZZ_SECONDS must stop by itself and be counted.
+if [ "${1:-}" = --self-test ]; then
+  scratch="$(mktemp -d)"
+  trap 'rm -rf "$scratch"' EXIT
+  export FUZZ_CORPUS_DIR="$scratch/corpus" FUZZ_OUT_DIR="$scratch/out" FUZZ_WORKERS=1
+  unset FUZZ_RUNS FUZZ_SECONDS
+  ledger="$FUZZ_CORPUS_DIR/safe_path.ledger"
+  fail() {
+    echo "FAIL fuzz_long.sh self-test: $1" >&2
+    cat "$ledger" "$FUZZ_OUT_DIR/summary.txt" >&2 2>/dev/null || true
+    exit 1
+  }
+  parts() { grep -vc '^#' "$ledger" || true; }
+  FUZZ_TOTAL=3000 "$0" safe_path >/dev/null
+  [ "$(parts)" = 1 ] && [ "$(awk '!/^#/ { print $3 }' "$ledger")" = 3000 ] || fail "a first part runs the whole total"
+  FUZZ_TOTAL=3000 "$0" safe_path >/dev/null
+  [ "$(parts)" = 1 ] && grep -q ' 3000  reached before$' "$FUZZ_OUT_DIR/summary.txt" ||
+    fail "a target that has its total is skipped"
+  start=$(date +%s)
+  FUZZ_TOTAL=1000000000 FUZZ_SECONDS=2 "$0" safe_path >/dev/null
+  n="$(awk '!/^#/ { n = $3 } END { print n }' "$ledger")"
+  total="$(awk 'NR == 2 { print $7 }' "$FUZZ_OUT_DIR/summary.txt")"
+  [ "$(parts)" = 2 ] && [ "$n" -gt 0 ] && [ "$total" = $((3000 + n)) ] && [ $(($(date +%s) - start)) -lt 60 ] ||
+    fail "a part bounded in time stops by itself and adds what it ran"
+  echo "ok: fuzz_long.sh counts its parts in the ledger, skips a target that has its total, stops a part on time"
+  exit 0
+fi
+
 "$root/scripts/install-deps.sh" --fuzz
 
 total="${FUZZ_TOTAL:-10000000}"
