@@ -195,6 +195,18 @@ TEST(CompressDecode, ALegacyZstdFrameIsRefusedHoweverItArrives) {
   for (const std::size_t step : {1, 3, 8}) EXPECT_TRUE(zstd_refused_in_pieces(frame, step)) << step;
 }
 
+// Found by fuzzing (body_decoder_fuzz, 2026-12-03): an empty frame whose one
+// block is RLE (a byte repeated zero times) was taken when it came whole, which
+// libzstd decodes in one pass, and refused when it came in pieces, which its
+// streaming decoder refuses (the block is larger than the empty frame's window).
+// The streaming decoder now gives the verdict however the body arrives.
+TEST(CompressDecode, AnEmptyZstdFrameWithAnRleBlockGetsOneVerdictHoweverItArrives) {
+  const std::string frame("\x28\xb5\x2f\xfd\x20\x00\x03\x00\x00\x3a", 10);
+  std::string out;
+  EXPECT_TRUE(decode_body("zstd", frame, 1024, out));
+  for (const std::size_t step : {1, 2, 4, 9, 10}) EXPECT_TRUE(zstd_refused_in_pieces(frame, step)) << step;
+}
+
 // A frame that says its size and keeps to it, in pieces of any size.
 TEST(CompressDecode, AZstdFrameOfItsDeclaredSizeIsTakenInPieces) {
   const std::string plain = stet::test::compressible_text(70 * 1024);
