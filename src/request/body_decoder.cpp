@@ -110,12 +110,14 @@ class zstd_state final : public body_decoder::state {
   zstd_state& operator=(const zstd_state&) = delete;
 
   result step(std::string_view& in, char* to, std::size_t room) noexcept override {
-    // A frame's first byte goes alone. libzstd decodes a frame that is whole in
-    // one input, with room for its declared size, in one pass, and that pass
-    // takes frames its streaming decoder refuses (an empty frame with an RLE
-    // block); the streaming decoder gives every verdict, however the body is cut.
-    const bool frame_starts = header_size_ == 0;
-    ZSTD_inBuffer i{in.data(), frame_starts ? std::min<std::size_t>(in.size(), 1) : in.size(), 0};
+    // A frame's header goes a byte at a time, so libzstd reads it only from its
+    // own copy. Two of its shortcuts look at the input it was handed instead,
+    // and either gives a verdict that depends on the cuts: a frame whole in one
+    // input is decoded in one pass, which takes frames its streaming decoder
+    // refuses (an empty frame with an RLE block), and a bad header makes it try
+    // the legacy formats on that input (which may begin with a legacy magic).
+    const bool header_known = declared_ != ZSTD_CONTENTSIZE_ERROR;
+    ZSTD_inBuffer i{in.data(), header_known ? in.size() : std::min<std::size_t>(in.size(), 1), 0};
     ZSTD_outBuffer o{to, room, 0};
     const std::size_t rc = ZSTD_decompressStream(d_, &o, &i);
     note_header(in.substr(0, i.pos));

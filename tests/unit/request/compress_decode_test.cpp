@@ -207,6 +207,21 @@ TEST(CompressDecode, AnEmptyZstdFrameWithAnRleBlockGetsOneVerdictHoweverItArrive
   for (const std::size_t step : {1, 2, 4, 9, 10}) EXPECT_TRUE(zstd_refused_in_pieces(frame, step)) << step;
 }
 
+// Found by fuzzing (body_decoder_fuzz, 2026-12-03): a frame whose header has
+// its reserved bit set, followed by the magic of a zstd v0.5 (legacy) frame,
+// was refused whole and taken as an empty body in pieces of five bytes. On a
+// bad header libzstd tries the legacy formats on the input it was handed, and
+// there, cut after the header's fifth byte, that input began with the legacy
+// magic. Refused however it arrives, as every legacy frame is.
+TEST(CompressDecode, ABadZstdHeaderBeforeALegacyMagicIsRefusedHoweverItArrives) {
+  for (const std::string frame : {std::string("\x28\xb5\x2f\xfd\x28\x25\xb5\x2f\xfd\x0f\xfa\xff\x8f", 13),
+                                  std::string("\x28\xb5\x2f\xfd\x28\x25\xb5\x2f\xfd\x05\x00\x00\x00", 13)}) {
+    std::string out;
+    EXPECT_TRUE(decode_body("zstd", frame, 1024, out));
+    for (const std::size_t step : {1, 2, 3, 4, 5, 6, 13}) EXPECT_TRUE(zstd_refused_in_pieces(frame, step)) << step;
+  }
+}
+
 // A frame that says its size and keeps to it, in pieces of any size.
 TEST(CompressDecode, AZstdFrameOfItsDeclaredSizeIsTakenInPieces) {
   const std::string plain = stet::test::compressible_text(70 * 1024);
