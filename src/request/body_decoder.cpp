@@ -116,13 +116,18 @@ class zstd_state final : public body_decoder::state {
     // input is decoded in one pass, which takes frames its streaming decoder
     // refuses (an empty frame with an RLE block), and a bad header makes it try
     // the legacy formats on that input (which may begin with a legacy magic).
-    const bool header_known = declared_ != ZSTD_CONTENTSIZE_ERROR;
-    ZSTD_inBuffer i{in.data(), header_known ? in.size() : std::min<std::size_t>(in.size(), 1), 0};
+    // The bytes are looped here, not in feed(), which opens output room per step.
     ZSTD_outBuffer o{to, room, 0};
-    const std::size_t rc = ZSTD_decompressStream(d_, &o, &i);
-    note_header(in.substr(0, i.pos));
-    in.remove_prefix(i.pos);
-    if (ZSTD_isError(rc) || !rfc8878_frame()) return {progress::corrupt, o.pos};
+    std::size_t rc = 0;
+    bool byte_at_a_time = false;
+    do {
+      byte_at_a_time = declared_ == ZSTD_CONTENTSIZE_ERROR && in.size() > 1;
+      ZSTD_inBuffer i{in.data(), byte_at_a_time ? 1 : in.size(), 0};
+      rc = ZSTD_decompressStream(d_, &o, &i);
+      note_header(in.substr(0, i.pos));
+      in.remove_prefix(i.pos);
+      if (ZSTD_isError(rc) || !rfc8878_frame()) return {progress::corrupt, o.pos};
+    } while (byte_at_a_time && rc != 0 && o.pos < room);
     frame_bytes_ += o.pos;
     // 0: a frame just ended; another may follow (concatenated frames are one body).
     ended = rc == 0;
