@@ -16,6 +16,7 @@ import hostile_lib as h
 
 CONNECTIONS = 40
 PER_CONNECTION_LIMIT = h.MIB
+ROUTE_BUDGET = 256 * h.MIB  # stet-server's default --websocket-budget-bytes
 
 
 def big_text(size):
@@ -93,6 +94,42 @@ def open_compressed_fragment(ctx):
         opcode, echoed = ws.read_message()
         h.check(opcode == h.BINARY and echoed == data, f"message {i} completed late came back as {opcode}, "
                 f"{len(echoed)} bytes")
+        ws.close()
+    return note
+
+
+def open_fragments_past_the_budget(ctx):
+    """64 /ws/echo sockets each send the first half of a compressed message
+    inflating to 15 MiB (about 23 KB on the wire, 7.5 MiB once inflated: 480
+    MiB in all) and hold it open. The route's budget for messages being
+    assembled must hold: VmRSS grows by less than the budget and 64 MiB, the
+    sockets past it are closed with 1013, and the server still serves."""
+    srv = ctx.server()
+    data = big_text(15 * h.MIB)
+    payload = h.deflate_message(data)
+    half = len(payload) // 2
+    baseline = srv.rss()
+    open_ones = []
+    for _ in range(64):
+        ws = h.WebSocket.open(srv, deflate=True)
+        ws.sock.sendall(h.frame(h.BINARY, payload[:half], fin=False, rsv1=True))
+        open_ones.append(ws)
+    time.sleep(1.0)
+    grown = srv.rss() - baseline
+    refused = 0
+    for ws in open_ones:
+        ws.sock.settimeout(0.05)
+        try:
+            _, _, op, body = ws.read_frame()
+            refused += op == h.CLOSE and h.close_code(body) == 1013
+        except (OSError, h.Failure):  # nothing sent (still open), or gone
+            pass
+    note = (f"{len(open_ones)} open compressed fragments of {half} bytes: VmRSS {baseline / h.MIB:.0f} -> "
+            f"{(baseline + grown) / h.MIB:.0f} MiB, {refused} closed with 1013")
+    h.check(grown < ROUTE_BUDGET + 64 * h.MIB, f"open fragments grow the server past the route's budget: {note}")
+    h.check(refused > 0, f"no socket past the route's budget was closed with 1013: {note}")
+    srv.assert_serving("with open fragments past the budget")
+    for ws in open_ones:
         ws.close()
     return note
 
@@ -211,6 +248,6 @@ def message_behind_backpressure(ctx):
 
 
 if __name__ == "__main__":
-    sys.exit(h.run_group("wsmem", [idle_after_big_message, open_compressed_fragment,
+    sys.exit(h.run_group("wsmem", [idle_after_big_message, open_compressed_fragment, open_fragments_past_the_budget,
                                    big_message_one_frame_vs_fragments, tls_fragments_with_pings,
                                    message_behind_backpressure]))
