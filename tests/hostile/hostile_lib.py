@@ -55,7 +55,11 @@ class Server:
             argv += ["--threads", "2"]
         self.log = open(log_path, "ab")
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=self.log, stdin=subprocess.DEVNULL)
-        self.port, self.tls_port = self._ports("--tls-cert" in args)
+        try:
+            self.port, self.tls_port = self._ports("--tls-cert" in args)
+        except Failure:  # never handed to the scenario's context, which stops the servers it has
+            self.stop()
+            raise
 
     @property
     def pid(self):
